@@ -1,0 +1,251 @@
+"""The interpreter stack's base: traces, tracers and the current-trace context.
+
+This module owns three things every interpreter shares:
+
+* the *current trace*, held in a thread-local context ("stackless" style):
+  ``Primitive.bind`` asks it which interpreter should process an operation;
+* :class:`Trace`, the base of every interpreter (eval, jvp, vjp, later
+  batching and staging), each of which links to the ``parent`` trace it
+  delegates primal computations to;
+* :class:`Tracer`, the base of every traced value.  Tracers carry concrete
+  values, so Python control flow on them works inside every transform.
+
+Each transform creates a fresh trace whose tracers are tagged with it.  A
+tracer met by a trace that is not its own is, if its trace is still alive,
+a value from an enclosing transform (a closure) and is treated as a
+constant; if its trace has finished it has *leaked* out of its transform
+and using it raises :class:`UnexpectedTracerError`.  This tagging is what
+rules out perturbation confusion in nested derivatives.
+
+Nothing here knows about any particular primitive.
+"""
+import threading
+
+import numpy as np
+
+__all__ = [
+    "Trace",
+    "EvalTrace",
+    "Tracer",
+    "UnexpectedTracerError",
+    "current_trace",
+    "new_trace",
+    "get_aval",
+    "concrete_value",
+]
+
+
+class UnexpectedTracerError(Exception):
+    """A tracer was used after the transform that created it had returned.
+
+    This happens when a traced value is stored somewhere (a global, a list
+    outside the function, an object attribute) and used after the
+    transform finished.  Return such values from the transformed function
+    instead, or wrap them in ``tracegrad.stop_gradient`` before storing.
+    """
+
+
+class Trace:
+    """Base class of interpreters.
+
+    Parameters
+    ----------
+    parent : Trace
+        The interpreter that primal computations are delegated to.
+
+    Attributes
+    ----------
+    level : int
+        Nesting depth (the eval trace is level 0).
+    alive : bool
+        False once the transform that owns this trace has returned.
+    """
+
+    __slots__ = ("parent", "level", "alive")
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.level = 0 if parent is None else parent.level + 1
+        self.alive = True
+
+    def process_primitive(self, primitive, args, params):
+        """Apply ``primitive`` to ``args`` (a tuple) with static ``params``."""
+        raise NotImplementedError
+
+    def leaked(self, tracer):
+        return UnexpectedTracerError(
+            f"Encountered a tracer of a {type(tracer._trace).__name__} that has "
+            f"already finished (shape {tracer.shape}, dtype {tracer.dtype}). "
+            "A traced value escaped the transformed function, for example by "
+            "being stored in a global or an outer list. Return it from the "
+            "function instead, or store tracegrad.stop_gradient(value)."
+        )
+
+    def __repr__(self):
+        return f"{type(self).__name__}(level={self.level})"
+
+
+class EvalTrace(Trace):
+    """The bottom interpreter: runs each primitive's impl on concrete arrays."""
+
+    __slots__ = ()
+
+    def process_primitive(self, primitive, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise self.leaked(a)
+        return primitive.impl(*args, **params)
+
+
+class _Context(threading.local):
+    def __init__(self):
+        self.trace = EvalTrace(None)
+
+
+_ctx = _Context()
+
+
+def current_trace():
+    """Return the interpreter that ``bind`` currently dispatches to."""
+    return _ctx.trace
+
+
+class new_trace:
+    """Context manager running its body under a new trace.
+
+    ``with new_trace(JVPTrace) as trace:`` creates ``JVPTrace(parent)``
+    whose parent is the current trace, makes it current, and on exit (normal
+    or by exception) restores the previous trace and marks the new one dead,
+    so no interpreter state outlives the transform.
+    """
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace_type, *args):
+        self.prev = _ctx.trace
+        self.trace = trace_type(self.prev, *args)
+
+    def __enter__(self):
+        _ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _ctx.trace = self.prev
+        self.trace.alive = False
+        return False
+
+
+class set_trace:
+    """Context manager making ``trace`` current for its body (no new trace)."""
+
+    __slots__ = ("trace", "prev")
+
+    def __init__(self, trace):
+        self.trace = trace
+
+    def __enter__(self):
+        self.prev = _ctx.trace
+        _ctx.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        _ctx.trace = self.prev
+        return False
+
+
+def concrete_value(x):
+    """The concrete NumPy value under any number of tracer layers."""
+    while isinstance(x, Tracer):
+        x = x.primal
+    return x
+
+
+def get_aval(x):
+    """Return ``(shape, dtype)`` of an array, scalar or tracer."""
+    if isinstance(x, (np.ndarray, np.generic, Tracer)):
+        return x.shape, x.dtype
+    x = np.asarray(x)
+    return x.shape, x.dtype
+
+
+class Tracer:
+    """A traced value.
+
+    Subclasses (one per interpreter) store a ``primal`` (the value one level
+    down: an array, or a tracer of the parent trace).  Shape, dtype and the
+    concrete value are read through the chain of primals.  Operators and
+    NumPy's dispatch protocols are installed by ``tracegrad.numpy`` so that
+    ordinary NumPy code runs on tracers.
+    """
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+    # Tracers are not hashable (their value changes under transforms), as in
+    # every tracing autodiff system; use ``id(x)`` as a key instead.
+    __hash__ = None
+
+    @property
+    def shape(self):
+        return self.primal.shape
+
+    @property
+    def dtype(self):
+        return self.primal.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d traced array)")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d traced array")
+        return (self[i] for i in range(self.shape[0]))
+
+    # Concrete conversions: tracers carry concrete values, so Python control
+    # flow works.  The result is a plain Python value with no derivative.
+    def __bool__(self):
+        return bool(concrete_value(self))
+
+    def __float__(self):
+        return float(concrete_value(self))
+
+    def __int__(self):
+        return int(concrete_value(self))
+
+    def __index__(self):
+        return int(np.asarray(concrete_value(self)).__index__())
+
+    def __complex__(self):
+        return complex(concrete_value(self))
+
+    def item(self):
+        """The concrete value as a Python scalar (no derivative flows)."""
+        return concrete_value(self).item()
+
+    def tolist(self):
+        """The concrete value as nested Python lists (no derivative flows)."""
+        return np.asarray(concrete_value(self)).tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"A tracegrad tracer (shape {self.shape}, dtype {self.dtype}) cannot "
+            "be converted to a NumPy array: that would silently drop its "
+            "derivative. Use tracegrad.numpy functions (or NumPy functions that "
+            "tracegrad supports) on it, or tracegrad.stop_gradient(x) if you "
+            "mean to treat it as a constant."
+        )
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype}, "
+            f"value={concrete_value(self)!r})"
+        )

@@ -1,0 +1,177 @@
+"""Reverse mode: the VJP interpreter and the backward pass.
+
+During the forward pass a :class:`VJPTracer` carries its ``primal`` and the
+:class:`VJPNode` that produced it.  A node records the primitive, its static
+params, its input primals, its output (``ans``) and, for each input that is a
+tracer of this trace, the parent node.  Values that do not depend on the
+inputs are never wrapped.
+
+:func:`backward_pass` walks the graph iteratively in reverse creation order
+(every node is created after its parents, so decreasing sequence numbers is a
+topological order): a heap holds the nodes that have received a cotangent, the
+newest is popped, its cotangent is removed from the table (freed as soon as it
+is consumed) and pushed through the primitive's per-argument VJP rules.  Each
+returned cotangent is checked against its primal's shape and dtype.  There is
+no recursion, so chains of any length work.
+
+The rules are called with whatever trace is current when the backward pass
+runs; being written with primitives, they are themselves traced by enclosing
+transforms, which gives higher-order derivatives.
+"""
+import heapq
+import itertools
+
+import numpy as np
+
+from .core import Trace, Tracer
+
+__all__ = ["VJPTrace", "VJPTracer", "VJPNode", "backward_pass"]
+
+_seq = itertools.count()
+
+
+class VJPNode:
+    """One recorded primitive application (or, with ``prim=None``, an input).
+
+    Attributes
+    ----------
+    prim : Primitive or None
+    params : dict
+        Static parameters of the application.
+    primals : list
+        Input values (arrays, scalars, or tracers of enclosing traces).
+    ans : array or list of arrays
+        The output(s).
+    parents : tuple of (int, VJPNode, int)
+        ``(argument index, node, output index of that node)`` for every input
+        that depends on the differentiated inputs.
+    seq : int
+        Creation order; used for the topological order of the backward pass.
+    """
+
+    __slots__ = ("prim", "params", "primals", "ans", "parents", "seq", "__weakref__")
+
+    def __init__(self, prim, params, primals, ans, parents):
+        self.prim = prim
+        self.params = params
+        self.primals = primals
+        self.ans = ans
+        self.parents = parents
+        self.seq = next(_seq)
+
+    def __lt__(self, other):  # heap tie-break; sequence numbers are unique
+        return self.seq < other.seq
+
+
+class VJPTracer(Tracer):
+    """A value in reverse mode: ``primal`` plus the node that produced it."""
+
+    __slots__ = ("primal", "node", "out_index")
+
+    def __init__(self, trace, primal, node, out_index=0):
+        self._trace = trace
+        self.primal = primal
+        self.node = node
+        self.out_index = out_index
+
+
+class VJPTrace(Trace):
+    """Reverse-mode interpreter: records a graph of :class:`VJPNode`."""
+
+    __slots__ = ()
+
+    def new_arg(self, primal):
+        return VJPTracer(self, primal, VJPNode(None, None, None, primal, ()))
+
+    def process_primitive(self, prim, args, params):
+        primals = list(args)
+        parents = []
+        for i, a in enumerate(args):
+            if type(a) is VJPTracer and a._trace is self:
+                primals[i] = a.primal
+                parents.append((i, a.node, a.out_index))
+            elif isinstance(a, Tracer) and not a._trace.alive:
+                raise self.leaked(a)
+        out = self.parent.process_primitive(prim, primals, params)
+        if not parents or not prim.differentiable:
+            return out
+        if prim.vjp is None:
+            raise NotImplementedError(
+                f"Reverse-mode differentiation of primitive '{prim.name}' is "
+                "not implemented (it has no VJP rule)."
+            )
+        node = VJPNode(prim, params, primals, out, tuple(parents))
+        if prim.multiple_results:
+            return [
+                VJPTracer(self, o, node, k) if _inexact(o) else o
+                for k, o in enumerate(out)
+            ]
+        if not _inexact(out):
+            return out
+        return VJPTracer(self, out, node, 0)
+
+
+def _inexact(x):
+    return x.dtype.kind in "fc"
+
+
+def _accumulate(cts, heap, node, k, ct):
+    from ..primitives import ops
+
+    if node.prim is not None and node.prim.multiple_results:
+        slot = cts.get(node)
+        if slot is None:
+            slot = cts[node] = [None] * len(node.ans)
+            heapq.heappush(heap, (-node.seq, node))
+        slot[k] = ct if slot[k] is None else ops.add(slot[k], ct)
+        return
+    old = cts.get(node)
+    if old is None:
+        cts[node] = ct
+        if node.prim is not None:
+            heapq.heappush(heap, (-node.seq, node))
+    else:
+        cts[node] = ops.add(old, ct)
+
+
+def backward_pass(outputs):
+    """Propagate cotangents from outputs back to the input nodes.
+
+    Parameters
+    ----------
+    outputs : iterable of (VJPNode, int, array)
+        Output node, output index and the cotangent for that output.
+
+    Returns
+    -------
+    dict
+        Maps each reached input node (``prim is None``) to its cotangent.
+        Unreached inputs are absent: their cotangent is a symbolic zero.
+    """
+    cts = {}
+    heap = []
+    for node, k, ct in outputs:
+        _accumulate(cts, heap, node, k, ct)
+    while heap:
+        _, node = heapq.heappop(heap)
+        ct = cts.pop(node)
+        prim = node.prim
+        rules = prim.vjp
+        primals = node.primals
+        for i, parent, k in node.parents:
+            rule = rules[i]
+            if rule is None:
+                continue
+            c = rule(ct, node.ans, *primals, **node.params)
+            if c is None:
+                continue
+            p = primals[i]
+            if c.shape != p.shape or c.dtype != p.dtype:
+                raise AssertionError(
+                    f"VJP rule of primitive '{prim.name}' for argument {i} returned "
+                    f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
+                    f"argument has shape {np.shape(p)} and dtype {p.dtype}."
+                )
+            _accumulate(cts, heap, parent, k, c)
+        del ct
+    return cts

@@ -1,0 +1,825 @@
+"""Elementwise primitives: unary math, broadcasting binary math, selection.
+
+Each block declares one primitive and, right below it, its impl, abstract
+eval, JVP and VJP.  Unary derivatives are given once as ``f'(x)`` (written
+with primitives) by :func:`_def_derivative`, which sets both the JVP
+(``g * f'(x)``) and the VJP (``ct * f'(x)``).  Broadcasting binary primitives
+declare their VJP through :func:`_defvjp_broadcasting`, which applies
+``unbroadcast`` to every cotangent.
+
+Impls: NumPy's own ufunc loops are SIMD-vectorized, and a single-pass Numba
+kernel does not beat them (see the kernel table in the README), so the
+single-op impls here are NumPy; fused multi-step derivative formulas (for
+example ``tanh_grad``) are Numba kernels declared as primitives of their own.
+"""
+import numpy as np
+
+from .core import (
+    Primitive,
+    ShapedArray,
+    def_nondifferentiable,
+    defjvp,
+    defvjp,
+    dtype_of,
+    shape_of,
+)
+from .kernels import FLOAT_DTYPES, kernel
+from .structural import convert_element_type, unbroadcast
+
+__all__ = [
+    "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10",
+    "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "tanh", "tanh_grad", "arcsinh", "arccosh",
+    "arctanh", "floor", "ceil", "round", "add", "sub", "mul", "div", "pow",
+    "integer_pow", "maximum", "minimum", "arctan2", "hypot", "mod",
+    "logaddexp", "select", "clip", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
+    "isfinite", "isinf", "floor_divide", "stop_gradient", "square",
+    "reciprocal",
+]
+
+_LN2 = float(np.log(2.0))
+_LN10 = float(np.log(10.0))
+
+
+def _elementwise_aval(np_fn):
+    """Abstract eval of an elementwise op: NumPy's broadcast and promotion."""
+
+    def rule(*avals, **params):
+        shapes = [a.shape for a in avals if isinstance(a, ShapedArray)]
+        samples = [
+            np.zeros((), a.dtype) if isinstance(a, ShapedArray) else a for a in avals
+        ]
+        with np.errstate(all="ignore"):
+            dtype = np.result_type(np_fn(*samples, **params))
+        return ShapedArray(np.broadcast_shapes(*shapes), dtype)
+
+    return rule
+
+
+def _primitive(name, np_fn):
+    prim = Primitive(name)
+    prim.def_impl(np_fn)
+    prim.def_abstract_eval(_elementwise_aval(np_fn))
+    return prim
+
+
+def _def_derivative(prim, deriv):
+    """Set JVP and VJP of a unary elementwise ``prim`` from ``deriv(ans, x)``."""
+    defjvp(prim, lambda g, ans, x: mul(g, deriv(ans, x)))
+    defvjp(prim, lambda ct, ans, x: mul(ct, deriv(ans, x)))
+
+
+def _defvjp_broadcasting(prim, *rules):
+    """Per-argument VJP rules of a broadcasting op, each unbroadcast to its primal."""
+
+    def wrap(rule, i):
+        if rule is None:
+            return None
+
+        def vjp_rule(ct, ans, *primals, **params):
+            c = rule(ct, ans, *primals, **params)
+            return None if c is None else unbroadcast(c, primals[i])
+
+        return vjp_rule
+
+    defvjp(prim, *(wrap(r, i) for i, r in enumerate(rules)))
+
+
+# ==========================================================================
+# unary math
+
+neg_p = _primitive("neg", np.negative)
+defjvp(neg_p, lambda g, ans, x: neg(g))
+defvjp(neg_p, lambda ct, ans, x: neg(ct))
+
+
+def neg(x):
+    """``-x`` elementwise."""
+    return neg_p.bind(x)
+
+
+abs_p = _primitive("abs", np.abs)
+_def_derivative(abs_p, lambda ans, x: sign(x))  # abs'(0) = sign(0) = 0
+
+
+def abs(x):  # noqa: A001 - NumPy's name
+    """``|x|`` elementwise; the derivative at 0 is 0."""
+    return abs_p.bind(x)
+
+
+exp_p = _primitive("exp", np.exp)
+_def_derivative(exp_p, lambda ans, x: ans)
+
+
+def exp(x):
+    """``e**x`` elementwise."""
+    return exp_p.bind(x)
+
+
+exp2_p = _primitive("exp2", np.exp2)
+_def_derivative(exp2_p, lambda ans, x: mul(ans, _LN2))
+
+
+def exp2(x):
+    """``2**x`` elementwise."""
+    return exp2_p.bind(x)
+
+
+expm1_p = _primitive("expm1", np.expm1)
+_def_derivative(expm1_p, lambda ans, x: add(ans, 1.0))
+
+
+def expm1(x):
+    """``exp(x) - 1`` elementwise, accurate for small ``x``."""
+    return expm1_p.bind(x)
+
+
+log_p = _primitive("log", np.log)
+_def_derivative(log_p, lambda ans, x: reciprocal(x))
+
+
+def log(x):
+    """Natural logarithm elementwise."""
+    return log_p.bind(x)
+
+
+log2_p = _primitive("log2", np.log2)
+_def_derivative(log2_p, lambda ans, x: reciprocal(mul(x, _LN2)))
+
+
+def log2(x):
+    """Base-2 logarithm elementwise."""
+    return log2_p.bind(x)
+
+
+log10_p = _primitive("log10", np.log10)
+_def_derivative(log10_p, lambda ans, x: reciprocal(mul(x, _LN10)))
+
+
+def log10(x):
+    """Base-10 logarithm elementwise."""
+    return log10_p.bind(x)
+
+
+log1p_p = _primitive("log1p", np.log1p)
+_def_derivative(log1p_p, lambda ans, x: reciprocal(add(x, 1.0)))
+
+
+def log1p(x):
+    """``log(1 + x)`` elementwise, accurate for small ``x``."""
+    return log1p_p.bind(x)
+
+
+sqrt_p = _primitive("sqrt", np.sqrt)
+_def_derivative(sqrt_p, lambda ans, x: div(0.5, ans))  # sqrt'(0) = inf
+
+
+def sqrt(x):
+    """Square root elementwise; the derivative at 0 is ``inf``."""
+    return sqrt_p.bind(x)
+
+
+cbrt_p = _primitive("cbrt", np.cbrt)
+_def_derivative(cbrt_p, lambda ans, x: div(1.0 / 3.0, mul(ans, ans)))
+
+
+def cbrt(x):
+    """Cube root elementwise (real, defined for negative ``x``)."""
+    return cbrt_p.bind(x)
+
+
+sin_p = _primitive("sin", np.sin)
+_def_derivative(sin_p, lambda ans, x: cos(x))
+
+
+def sin(x):
+    """Sine elementwise (radians)."""
+    return sin_p.bind(x)
+
+
+cos_p = _primitive("cos", np.cos)
+_def_derivative(cos_p, lambda ans, x: neg(sin(x)))
+
+
+def cos(x):
+    """Cosine elementwise (radians)."""
+    return cos_p.bind(x)
+
+
+tan_p = _primitive("tan", np.tan)
+_def_derivative(tan_p, lambda ans, x: add(1.0, mul(ans, ans)))
+
+
+def tan(x):
+    """Tangent elementwise (radians)."""
+    return tan_p.bind(x)
+
+
+arcsin_p = _primitive("arcsin", np.arcsin)
+_def_derivative(arcsin_p, lambda ans, x: rsqrt_one_minus_sq(x))
+
+
+def rsqrt_one_minus_sq(x):
+    return reciprocal(sqrt(sub(1.0, mul(x, x))))
+
+
+def arcsin(x):
+    """Inverse sine elementwise; derivative ``1/sqrt(1 - x**2)``."""
+    return arcsin_p.bind(x)
+
+
+arccos_p = _primitive("arccos", np.arccos)
+_def_derivative(arccos_p, lambda ans, x: neg(rsqrt_one_minus_sq(x)))
+
+
+def arccos(x):
+    """Inverse cosine elementwise; derivative ``-1/sqrt(1 - x**2)``."""
+    return arccos_p.bind(x)
+
+
+arctan_p = _primitive("arctan", np.arctan)
+_def_derivative(arctan_p, lambda ans, x: reciprocal(add(1.0, mul(x, x))))
+
+
+def arctan(x):
+    """Inverse tangent elementwise; derivative ``1/(1 + x**2)``."""
+    return arctan_p.bind(x)
+
+
+sinh_p = _primitive("sinh", np.sinh)
+_def_derivative(sinh_p, lambda ans, x: cosh(x))
+
+
+def sinh(x):
+    """Hyperbolic sine elementwise."""
+    return sinh_p.bind(x)
+
+
+cosh_p = _primitive("cosh", np.cosh)
+_def_derivative(cosh_p, lambda ans, x: sinh(x))
+
+
+def cosh(x):
+    """Hyperbolic cosine elementwise."""
+    return cosh_p.bind(x)
+
+
+# tanh: the derivative ``g * (1 - tanh(x)**2)`` is three passes in NumPy; it
+# runs as one fused kernel, ``tanh_grad``, a primitive with its own rules.
+tanh_p = _primitive("tanh", np.tanh)
+defjvp(tanh_p, lambda g, ans, x: tanh_grad(g, ans))
+defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ct, ans))
+
+
+def tanh(x):
+    """Hyperbolic tangent elementwise."""
+    return tanh_p.bind(x)
+
+
+@kernel
+def _tanh_grad_kernel(g, y, out):
+    for i in range(out.size):
+        out[i] = g[i] * (1.0 - y[i] * y[i])
+
+
+tanh_grad_p = Primitive("tanh_grad")
+
+
+@tanh_grad_p.def_impl
+def _tanh_grad_impl(g, y):
+    """``g * (1 - y**2)`` in one Numba pass when shapes and dtypes agree."""
+    g = np.asarray(g)
+    y = np.asarray(y)
+    if g.shape == y.shape and g.dtype == y.dtype and g.dtype in FLOAT_DTYPES:
+        out = np.empty(g.shape, g.dtype)
+        _tanh_grad_kernel(
+            np.ascontiguousarray(g).reshape(-1),
+            np.ascontiguousarray(y).reshape(-1),
+            out.reshape(-1),
+        )
+        return out[()]
+    return g * (1.0 - y * y)
+
+
+tanh_grad_p.def_abstract_eval(_elementwise_aval(lambda g, y: g * (1.0 - y * y)))
+# d/dg: linear; d/dy: -2 g y
+defjvp(
+    tanh_grad_p,
+    lambda tg, ans, g, y: tanh_grad(tg, y),
+    lambda ty, ans, g, y: mul(ty, mul(-2.0, mul(g, y))),
+)
+_defvjp_broadcasting(
+    tanh_grad_p,
+    lambda ct, ans, g, y: tanh_grad(ct, y),
+    lambda ct, ans, g, y: mul(ct, mul(-2.0, mul(g, y))),
+)
+
+
+def tanh_grad(g, y):
+    """``g * (1 - y**2)``: the tanh derivative at ``y = tanh(x)``, fused."""
+    return tanh_grad_p.bind(g, y)
+
+
+arcsinh_p = _primitive("arcsinh", np.arcsinh)
+_def_derivative(arcsinh_p, lambda ans, x: reciprocal(sqrt(add(mul(x, x), 1.0))))
+
+
+def arcsinh(x):
+    """Inverse hyperbolic sine elementwise; derivative ``1/sqrt(x**2 + 1)``."""
+    return arcsinh_p.bind(x)
+
+
+arccosh_p = _primitive("arccosh", np.arccosh)
+_def_derivative(arccosh_p, lambda ans, x: reciprocal(sqrt(sub(mul(x, x), 1.0))))
+
+
+def arccosh(x):
+    """Inverse hyperbolic cosine elementwise; derivative ``1/sqrt(x**2 - 1)``."""
+    return arccosh_p.bind(x)
+
+
+arctanh_p = _primitive("arctanh", np.arctanh)
+_def_derivative(arctanh_p, lambda ans, x: reciprocal(sub(1.0, mul(x, x))))
+
+
+def arctanh(x):
+    """Inverse hyperbolic tangent elementwise; derivative ``1/(1 - x**2)``."""
+    return arctanh_p.bind(x)
+
+
+# Piecewise-constant functions: their derivative is zero almost everywhere,
+# so they carry no derivative at all (outputs are constants to every trace).
+sign_p = def_nondifferentiable(_primitive("sign", np.sign))
+floor_p = def_nondifferentiable(_primitive("floor", np.floor))
+ceil_p = def_nondifferentiable(_primitive("ceil", np.ceil))
+round_p = def_nondifferentiable(_primitive("round", np.round))
+floor_divide_p = def_nondifferentiable(_primitive("floor_divide", np.floor_divide))
+
+
+def sign(x):
+    """Sign elementwise (-1, 0 or 1); zero derivative."""
+    return sign_p.bind(x)
+
+
+def floor(x):
+    """Floor elementwise; zero derivative."""
+    return floor_p.bind(x)
+
+
+def ceil(x):
+    """Ceiling elementwise; zero derivative."""
+    return ceil_p.bind(x)
+
+
+def round(x, decimals=0):  # noqa: A001 - NumPy's name
+    """Round half to even (NumPy's rule) to ``decimals``; zero derivative."""
+    return round_p.bind(x, decimals=int(decimals))
+
+
+def floor_divide(x, y):
+    """``x // y`` elementwise; zero derivative."""
+    return floor_divide_p.bind(x, y)
+
+
+# ==========================================================================
+# binary math (broadcasting)
+
+add_p = _primitive("add", np.add)
+defjvp(add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+_defvjp_broadcasting(add_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: ct)
+
+
+def add(x, y):
+    """``x + y`` with broadcasting."""
+    return add_p.bind(x, y)
+
+
+sub_p = _primitive("sub", np.subtract)
+defjvp(sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: neg(g))
+_defvjp_broadcasting(sub_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: neg(ct))
+
+
+def sub(x, y):
+    """``x - y`` with broadcasting."""
+    return sub_p.bind(x, y)
+
+
+mul_p = _primitive("mul", np.multiply)
+defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
+_defvjp_broadcasting(
+    mul_p, lambda ct, ans, x, y: mul(ct, y), lambda ct, ans, x, y: mul(x, ct)
+)
+
+
+def mul(x, y):
+    """``x * y`` with broadcasting."""
+    return mul_p.bind(x, y)
+
+
+div_p = _primitive("div", np.true_divide)
+defjvp(
+    div_p,
+    lambda g, ans, x, y: div(g, y),
+    lambda g, ans, x, y: neg(mul(g, div(ans, y))),
+)
+_defvjp_broadcasting(
+    div_p,
+    lambda ct, ans, x, y: div(ct, y),
+    lambda ct, ans, x, y: neg(mul(ct, div(ans, y))),
+)
+
+
+def div(x, y):
+    """``x / y`` (true division) with broadcasting."""
+    return div_p.bind(x, y)
+
+
+def _is_python_scalar(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _pow_dx(ans, x, y):
+    # y * x**(y-1), taken as 0 wherever y == 0 (so x**0 has derivative 0 even
+    # at x = 0, where x**-1 is inf).
+    if _is_python_scalar(y):
+        return None if y == 0 else mul(float(y), pow(x, y - 1))
+    d = mul(y, pow(x, sub(y, 1)))
+    return select(eq(y, 0), 0.0, d)
+
+
+def _pow_dy(ans, x, y):
+    # x**y * log(x), with log(x) taken as 0 where x == 0 (so 0**y has
+    # derivative 0 with respect to y for y > 0, the one-sided limit).
+    if _is_python_scalar(x):
+        return mul(ans, float(np.log(x)) if x != 0 else 0.0)
+    return mul(ans, log(select(eq(x, 0), 1.0, x)))
+
+
+def _times(deriv):
+    """Linear rule ``g * deriv(ans, x, y)``; a ``None`` derivative is zero."""
+
+    def rule(g, ans, x, y):
+        d = deriv(ans, x, y)
+        return None if d is None else mul(g, d)
+
+    return rule
+
+
+pow_p = _primitive("pow", np.power)
+defjvp(pow_p, _times(_pow_dx), _times(_pow_dy))
+_defvjp_broadcasting(pow_p, _times(_pow_dx), _times(_pow_dy))
+
+
+def pow(x, y):  # noqa: A001 - NumPy's power
+    """``x ** y`` with broadcasting (NumPy's ``power``).
+
+    Derivatives: ``d/dx = y * x**(y-1)``, taken as 0 where ``y == 0``;
+    ``d/dy = x**y * log(x)``, taken as 0 where ``x == 0``.  A constant
+    exponent never contributes ``log(x)`` terms, so ``x**3.0`` at ``x = -2``
+    has derivative 12.
+    """
+    return pow_p.bind(x, y)
+
+
+integer_pow_p = Primitive("integer_pow")
+
+
+@integer_pow_p.def_impl
+def _integer_pow_impl(x, *, y):
+    if y == 2:
+        return np.multiply(x, x)
+    return np.power(x, y)
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_aval(x, *, y):
+    return ShapedArray(x.shape, np.result_type(np.power(np.zeros((), x.dtype), y)))
+
+
+def _integer_pow_deriv(ans, x, *, y):
+    if y == 0:
+        return None
+    if y == 1:
+        return np.ones(shape_of(x), dtype_of(x))
+    if y == 2:
+        return mul(x, 2.0)
+    return mul(float(y), integer_pow(x, y - 1))
+
+
+def _integer_pow_rule(g, ans, x, *, y):
+    d = _integer_pow_deriv(ans, x, y=y)
+    return None if d is None else mul(g, d)
+
+
+defjvp(integer_pow_p, _integer_pow_rule)
+defvjp(integer_pow_p, _integer_pow_rule)
+
+
+def integer_pow(x, y):
+    """``x ** y`` for a static Python integer ``y`` (``x**0`` has derivative 0)."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def square(x):
+    """``x * x`` elementwise."""
+    return integer_pow(x, 2)
+
+
+def reciprocal(x):
+    """``1 / x`` elementwise."""
+    return div(1.0, x)
+
+
+def _tie_share(wins):
+    """Share of the cotangent that ``maximum``/``minimum`` send to one argument.
+
+    ``wins(a, b)`` says where ``a`` is strictly selected.  The share is 1
+    there, 0.5 at ties (the derivative is split evenly) and 0 elsewhere; it
+    is a constant mask and carries no derivative.
+    """
+
+    def rule(g, ans, x, y, first):
+        a, b = (x, y) if first else (y, x)
+        share = select(eq(a, b), 0.5, select(wins(a, b), 1.0, 0.0))
+        return mul(g, convert_element_type(share, dtype_of(g)))
+
+    return (
+        lambda g, ans, x, y: rule(g, ans, x, y, True),
+        lambda g, ans, x, y: rule(g, ans, x, y, False),
+    )
+
+
+maximum_p = _primitive("maximum", np.maximum)
+defjvp(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
+_defvjp_broadcasting(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
+
+
+def maximum(x, y):
+    """Elementwise maximum; at ties the derivative is split evenly (0.5 each)."""
+    return maximum_p.bind(x, y)
+
+
+minimum_p = _primitive("minimum", np.minimum)
+defjvp(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
+_defvjp_broadcasting(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
+
+
+def minimum(x, y):
+    """Elementwise minimum; at ties the derivative is split evenly (0.5 each)."""
+    return minimum_p.bind(x, y)
+
+
+arctan2_p = _primitive("arctan2", np.arctan2)
+# d/dy atan2(y, x) = x / (x**2 + y**2); d/dx = -y / (x**2 + y**2)
+_atan2_denom = lambda y, x: add(mul(x, x), mul(y, y))  # noqa: E731
+defjvp(
+    arctan2_p,
+    lambda g, ans, y, x: mul(g, div(x, _atan2_denom(y, x))),
+    lambda g, ans, y, x: mul(g, div(neg(y), _atan2_denom(y, x))),
+)
+_defvjp_broadcasting(
+    arctan2_p,
+    lambda ct, ans, y, x: mul(ct, div(x, _atan2_denom(y, x))),
+    lambda ct, ans, y, x: mul(ct, div(neg(y), _atan2_denom(y, x))),
+)
+
+
+def arctan2(y, x):
+    """Angle of the point ``(x, y)``, in radians, elementwise."""
+    return arctan2_p.bind(y, x)
+
+
+def _safe_div(a, b):
+    """``a / b`` with 0 where ``b == 0``; both branches stay finite (double where)."""
+    zero = eq(b, 0)
+    return select(zero, 0.0, div(a, select(zero, 1.0, b)))
+
+
+hypot_p = _primitive("hypot", np.hypot)
+# d/dx hypot = x / hypot; taken as 0 at the origin (as for linalg.norm)
+defjvp(
+    hypot_p,
+    lambda g, ans, x, y: mul(g, _safe_div(x, ans)),
+    lambda g, ans, x, y: mul(g, _safe_div(y, ans)),
+)
+_defvjp_broadcasting(
+    hypot_p,
+    lambda ct, ans, x, y: mul(ct, _safe_div(x, ans)),
+    lambda ct, ans, x, y: mul(ct, _safe_div(y, ans)),
+)
+
+
+def hypot(x, y):
+    """``sqrt(x**2 + y**2)`` without overflow; gradient 0 at the origin."""
+    return hypot_p.bind(x, y)
+
+
+mod_p = _primitive("mod", np.mod)
+# mod(x, y) = x - floor(x / y) * y
+defjvp(
+    mod_p,
+    lambda g, ans, x, y: g,
+    lambda g, ans, x, y: mul(g, neg(floor_divide(x, y))),
+)
+_defvjp_broadcasting(
+    mod_p,
+    lambda ct, ans, x, y: ct,
+    lambda ct, ans, x, y: mul(ct, neg(floor_divide(x, y))),
+)
+
+
+def mod(x, y):
+    """Remainder with the sign of ``y`` (Python's ``%``, NumPy's ``mod``)."""
+    return mod_p.bind(x, y)
+
+
+logaddexp_p = _primitive("logaddexp", np.logaddexp)
+# d/dx log(e^x + e^y) = exp(x - ans): finite at +-1000 and 0.5 at a tie
+defjvp(
+    logaddexp_p,
+    lambda g, ans, x, y: mul(g, exp(sub(x, ans))),
+    lambda g, ans, x, y: mul(g, exp(sub(y, ans))),
+)
+_defvjp_broadcasting(
+    logaddexp_p,
+    lambda ct, ans, x, y: mul(ct, exp(sub(x, ans))),
+    lambda ct, ans, x, y: mul(ct, exp(sub(y, ans))),
+)
+
+
+def logaddexp(x, y):
+    """``log(exp(x) + exp(y))`` computed stably; gradient ``(0.5, 0.5)`` at a tie."""
+    return logaddexp_p.bind(x, y)
+
+
+# ==========================================================================
+# selection
+
+select_p = _primitive("select", np.where)
+_defvjp_broadcasting(
+    select_p,
+    None,
+    lambda ct, ans, c, x, y: select(c, ct, 0.0),
+    lambda ct, ans, c, x, y: select(c, 0.0, ct),
+)
+defjvp(
+    select_p,
+    None,
+    lambda g, ans, c, x, y: select(c, g, 0.0),
+    lambda g, ans, c, x, y: select(c, 0.0, g),
+)
+
+
+def select(condition, x, y):
+    """``x`` where ``condition`` else ``y`` (NumPy's three-argument ``where``).
+
+    Derivatives flow only through the selected branch, but a NaN or inf
+    *derivative* in the unselected branch still propagates (``0 * nan``);
+    see the double-``where`` idiom in the README.
+    """
+    return select_p.bind(condition, x, y)
+
+
+clip_p = Primitive("clip")
+
+
+@clip_p.def_impl
+def _clip_impl(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+clip_p.def_abstract_eval(_elementwise_aval(np.clip))
+
+
+def _clip_pass(x, lo, hi):
+    """True where ``x`` passes through unclipped: ``lo <= x <= hi``."""
+    inside = True if lo is None else ge(x, lo)
+    if hi is not None:
+        inside = le(x, hi) if inside is True else logical_and(inside, le(x, hi))
+    return inside
+
+
+defjvp(
+    clip_p,
+    lambda g, ans, x, lo, hi: select(_clip_pass(x, lo, hi), g, 0.0),
+    lambda g, ans, x, lo, hi: select(lt(x, lo), g, 0.0),
+    lambda g, ans, x, lo, hi: select(gt(x, hi), g, 0.0),
+)
+_defvjp_broadcasting(
+    clip_p,
+    lambda ct, ans, x, lo, hi: select(_clip_pass(x, lo, hi), ct, 0.0),
+    lambda ct, ans, x, lo, hi: select(lt(x, lo), ct, 0.0),
+    lambda ct, ans, x, lo, hi: select(gt(x, hi), ct, 0.0),
+)
+
+
+def clip(x, lo, hi):
+    """Clamp ``x`` to ``[lo, hi]`` (either bound may be None).
+
+    At a bound the derivative goes to ``x`` (1) and not to the bound (0): the
+    interval is closed, as in PyTorch's ``clamp``.
+    """
+    return clip_p.bind(x, lo, hi)
+
+
+# ==========================================================================
+# comparisons, logic, predicates: no derivative
+
+def _nondiff(name, np_fn):
+    return def_nondifferentiable(_primitive(name, np_fn))
+
+
+eq_p = _nondiff("eq", np.equal)
+ne_p = _nondiff("ne", np.not_equal)
+lt_p = _nondiff("lt", np.less)
+le_p = _nondiff("le", np.less_equal)
+gt_p = _nondiff("gt", np.greater)
+ge_p = _nondiff("ge", np.greater_equal)
+logical_and_p = _nondiff("logical_and", np.logical_and)
+logical_or_p = _nondiff("logical_or", np.logical_or)
+logical_xor_p = _nondiff("logical_xor", np.logical_xor)
+logical_not_p = _nondiff("logical_not", np.logical_not)
+isnan_p = _nondiff("isnan", np.isnan)
+isfinite_p = _nondiff("isfinite", np.isfinite)
+isinf_p = _nondiff("isinf", np.isinf)
+
+
+def eq(x, y):
+    """``x == y`` elementwise (bool, no derivative)."""
+    return eq_p.bind(x, y)
+
+
+def ne(x, y):
+    """``x != y`` elementwise (bool, no derivative)."""
+    return ne_p.bind(x, y)
+
+
+def lt(x, y):
+    """``x < y`` elementwise (bool, no derivative)."""
+    return lt_p.bind(x, y)
+
+
+def le(x, y):
+    """``x <= y`` elementwise (bool, no derivative)."""
+    return le_p.bind(x, y)
+
+
+def gt(x, y):
+    """``x > y`` elementwise (bool, no derivative)."""
+    return gt_p.bind(x, y)
+
+
+def ge(x, y):
+    """``x >= y`` elementwise (bool, no derivative)."""
+    return ge_p.bind(x, y)
+
+
+def logical_and(x, y):
+    """Elementwise logical and (bool, no derivative)."""
+    return logical_and_p.bind(x, y)
+
+
+def logical_or(x, y):
+    """Elementwise logical or (bool, no derivative)."""
+    return logical_or_p.bind(x, y)
+
+
+def logical_xor(x, y):
+    """Elementwise logical xor (bool, no derivative)."""
+    return logical_xor_p.bind(x, y)
+
+
+def logical_not(x):
+    """Elementwise logical not (bool, no derivative)."""
+    return logical_not_p.bind(x)
+
+
+def isnan(x):
+    """True where ``x`` is NaN (no derivative)."""
+    return isnan_p.bind(x)
+
+
+def isfinite(x):
+    """True where ``x`` is neither inf nor NaN (no derivative)."""
+    return isfinite_p.bind(x)
+
+
+def isinf(x):
+    """True where ``x`` is +inf or -inf (no derivative)."""
+    return isinf_p.bind(x)
+
+
+# ==========================================================================
+# stop_gradient: identity on values, zero derivative under every transform
+
+stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p.def_impl(lambda x: x)
+stop_gradient_p.def_abstract_eval(lambda x: x)
+def_nondifferentiable(stop_gradient_p)
+
+
+def stop_gradient(x):
+    """Return ``x`` unchanged, but as a constant to every enclosing transform."""
+    return stop_gradient_p.bind(x)
+

@@ -1,0 +1,72 @@
+"""Numba kernel machinery: lazy, cached, float32/float64 only.
+
+``@kernel`` wraps a plain Python function (defined at module top level, so
+Numba's on-disk cache can find it) in a :class:`Kernel` that imports Numba and
+compiles only on its first call.  A process that never calls a kernel never
+imports Numba, and the first gradient compiles (or loads from the cache) only
+the kernels it runs.  Callers pass C-contiguous float32/float64 arrays of a
+fixed rank, which keeps each kernel to at most two signatures.
+"""
+import numpy as np
+
+__all__ = ["kernel", "Kernel", "as_float_contiguous", "FLOAT_DTYPES"]
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+_numba = None
+
+
+def _get_numba():
+    global _numba
+    if _numba is None:
+        import numba
+
+        _numba = numba
+    return _numba
+
+
+class Kernel:
+    """A Numba kernel compiled on first call (``cache=True``, ``nogil=True``).
+
+    Parameters
+    ----------
+    pyfunc : callable
+        Top-level Python function written in Numba's nopython subset.
+    parallel : bool
+        Compile with ``parallel=True`` (use ``numba.prange`` in ``pyfunc``).
+    """
+
+    __slots__ = ("pyfunc", "parallel", "_jit", "__name__", "__dict__")
+
+    def __init__(self, pyfunc, parallel=False):
+        self.pyfunc = pyfunc
+        self.parallel = parallel
+        self._jit = None
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+
+    @property
+    def compiled(self):
+        """The Numba dispatcher, or None if never called in this process."""
+        return self._jit
+
+    def __call__(self, *args):
+        jit = self._jit
+        if jit is None:
+            numba = _get_numba()
+            jit = self._jit = numba.njit(
+                cache=True, nogil=True, parallel=self.parallel, error_model="numpy"
+            )(self.pyfunc)
+        return jit(*args)
+
+
+def kernel(fn=None, *, parallel=False):
+    """Decorator: ``@kernel`` or ``@kernel(parallel=True)``."""
+    if fn is None:
+        return lambda f: Kernel(f, parallel=parallel)
+    return Kernel(fn, parallel=parallel)
+
+
+def as_float_contiguous(x, dtype):
+    """``x`` as a C-contiguous array of ``dtype`` (no copy when it already is)."""
+    return np.ascontiguousarray(x, dtype=dtype)

@@ -1,0 +1,485 @@
+"""Structural primitives every rule relies on, and the broadcasting helpers.
+
+Owns ``reshape``, ``transpose``, ``broadcast_to``, ``sum_to_shape`` (the one
+unbroadcast reduction), ``reduce_sum`` and ``convert_element_type``, plus the
+helpers :func:`unbroadcast` and :func:`match_aval` that the rule-declaring
+helpers call so no rule author can forget broadcasting.
+"""
+import builtins
+
+import numpy as np
+
+from .core import (
+    Primitive,
+    ShapedArray,
+    defjvp,
+    defjvp_linear,
+    defvjp,
+    defvjp_variadic,
+    dtype_of,
+    shape_of,
+)
+from .kernels import FLOAT_DTYPES, kernel
+
+__all__ = [
+    "reshape",
+    "transpose",
+    "broadcast_to",
+    "sum_to_shape",
+    "reduce_sum",
+    "convert_element_type",
+    "concatenate",
+    "stack_rows",
+    "slice",
+    "pad",
+    "rev",
+    "unbroadcast",
+    "match_aval",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+]
+
+
+_pyslice = builtins.slice
+
+
+# --------------------------------------------------------------------------
+# reshape
+reshape_p = Primitive("reshape")
+
+
+@reshape_p.def_impl
+def _reshape_impl(x, *, shape):
+    return np.reshape(x, shape)
+
+
+@reshape_p.def_abstract_eval
+def _reshape_aval(x, *, shape):
+    if int(np.prod(x.shape)) != int(np.prod(shape)):
+        raise ValueError(f"cannot reshape array of shape {x.shape} into shape {shape}")
+    return ShapedArray(shape, x.dtype)
+
+
+defjvp_linear(reshape_p)
+defvjp(reshape_p, lambda ct, ans, x, *, shape: reshape(ct, shape_of(x)))
+
+
+def reshape(x, shape):
+    """Reshape ``x`` to ``shape`` (a tuple of ints, no -1; see ``tnp.reshape``)."""
+    shape = tuple(int(s) for s in shape)
+    if shape_of(x) == shape:
+        return x
+    return reshape_p.bind(x, shape=shape)
+
+
+# --------------------------------------------------------------------------
+# transpose
+transpose_p = Primitive("transpose")
+
+
+@transpose_p.def_impl
+def _transpose_impl(x, *, axes):
+    return np.transpose(x, axes)
+
+
+@transpose_p.def_abstract_eval
+def _transpose_aval(x, *, axes):
+    return ShapedArray(tuple(x.shape[a] for a in axes), x.dtype)
+
+
+defjvp_linear(transpose_p)
+defvjp(
+    transpose_p,
+    lambda ct, ans, x, *, axes: transpose(ct, tuple(int(i) for i in np.argsort(axes))),
+)
+
+
+def transpose(x, axes):
+    """Permute the axes of ``x``; ``axes`` is a permutation of ``range(ndim)``."""
+    axes = tuple(int(a) for a in axes)
+    if axes == tuple(range(len(axes))):
+        return x
+    return transpose_p.bind(x, axes=axes)
+
+
+# --------------------------------------------------------------------------
+# broadcast_to
+broadcast_to_p = Primitive("broadcast_to")
+
+
+@broadcast_to_p.def_impl
+def _broadcast_to_impl(x, *, shape):
+    return np.broadcast_to(x, shape)
+
+
+@broadcast_to_p.def_abstract_eval
+def _broadcast_to_aval(x, *, shape):
+    np.broadcast_shapes(x.shape, shape)
+    return ShapedArray(shape, x.dtype)
+
+
+defjvp_linear(broadcast_to_p)
+defvjp(broadcast_to_p, lambda ct, ans, x, *, shape: sum_to_shape(ct, shape_of(x)))
+
+
+def broadcast_to(x, shape):
+    """Broadcast ``x`` to ``shape`` with NumPy's rules (a read-only view)."""
+    shape = tuple(int(s) for s in shape)
+    if shape_of(x) == shape:
+        return x
+    return broadcast_to_p.bind(x, shape=shape)
+
+
+# --------------------------------------------------------------------------
+# sum_to_shape: the one unbroadcast reduction
+sum_to_shape_p = Primitive("sum_to_shape")
+
+
+def _sum_to_shape_axes(in_shape, shape):
+    lead = len(in_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and in_shape[lead + i] != 1
+    )
+    return axes
+
+
+@kernel
+def _sum_rows_kernel(x, out):
+    # out[j] = sum_i x[i, j] for a C-contiguous (n, m) x: one pass over memory
+    n, m = x.shape
+    for j in range(m):
+        out[j] = 0.0
+    for i in range(n):
+        for j in range(m):
+            out[j] += x[i, j]
+
+
+@sum_to_shape_p.def_impl
+def _sum_to_shape_impl(x, *, shape):
+    """Sum ``x`` over its broadcast axes down to ``shape``.
+
+    Summing the leading axis of a C-contiguous float array (the cotangent of
+    a bias broadcast over a batch) runs in a Numba kernel in one pass; other
+    cases use ``np.sum`` (see the kernel table in the README).
+    """
+    x = np.asarray(x)
+    in_shape = x.shape
+    axes = _sum_to_shape_axes(in_shape, shape)
+    if (
+        axes == (0,)
+        and x.ndim == 2
+        and x.dtype in FLOAT_DTYPES
+        and x.flags.c_contiguous
+        and x.shape[0] >= 8
+    ):
+        out = np.empty(in_shape[1], dtype=x.dtype)
+        _sum_rows_kernel(x, out)
+        return out.reshape(shape)
+    return np.sum(x, axis=axes).reshape(shape)
+
+
+@sum_to_shape_p.def_abstract_eval
+def _sum_to_shape_aval(x, *, shape):
+    return ShapedArray(shape, x.dtype)
+
+
+defjvp_linear(sum_to_shape_p)
+defvjp(sum_to_shape_p, lambda ct, ans, x, *, shape: broadcast_to(ct, shape_of(x)))
+
+
+def sum_to_shape(x, shape):
+    """Sum ``x`` over the axes that broadcasting from ``shape`` added or stretched."""
+    shape = tuple(shape)
+    if shape_of(x) == shape:
+        return x
+    return sum_to_shape_p.bind(x, shape=shape)
+
+
+# --------------------------------------------------------------------------
+# reduce_sum
+reduce_sum_p = Primitive("reduce_sum")
+
+
+@reduce_sum_p.def_impl
+def _reduce_sum_impl(x, *, axes):
+    return np.sum(x, axis=axes)
+
+
+@reduce_sum_p.def_abstract_eval
+def _reduce_sum_aval(x, *, axes):
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+    return ShapedArray(shape, np.sum(np.zeros((), x.dtype)).dtype)
+
+
+def _expand_reduced(ct, in_shape, axes):
+    """Broadcast a reduction's cotangent back over the reduced ``axes``."""
+    kept = tuple(1 if i in axes else s for i, s in enumerate(in_shape))
+    return broadcast_to(reshape(ct, kept), in_shape)
+
+
+defjvp_linear(reduce_sum_p)
+defvjp(
+    reduce_sum_p,
+    lambda ct, ans, x, *, axes: _expand_reduced(ct, shape_of(x), axes),
+)
+
+
+def reduce_sum(x, axes):
+    """Sum ``x`` over ``axes`` (a tuple of non-negative ints)."""
+    return reduce_sum_p.bind(x, axes=tuple(sorted(int(a) for a in axes)))
+
+
+# --------------------------------------------------------------------------
+# convert_element_type
+convert_element_type_p = Primitive("convert_element_type")
+
+
+@convert_element_type_p.def_impl
+def _convert_impl(x, *, dtype):
+    return np.asarray(x).astype(dtype)[()]
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_aval(x, *, dtype):
+    return ShapedArray(x.shape, dtype)
+
+
+def _is_float(dt):
+    return np.dtype(dt).kind == "f"
+
+
+defjvp(
+    convert_element_type_p,
+    lambda g, ans, x, *, dtype: convert_element_type(g, dtype)
+    if _is_float(dtype) and _is_float(dtype_of(x))
+    else None,
+)
+defvjp(
+    convert_element_type_p,
+    lambda ct, ans, x, *, dtype: convert_element_type(ct, dtype_of(x))
+    if _is_float(dtype) and _is_float(dtype_of(x))
+    else None,
+)
+
+
+def convert_element_type(x, dtype):
+    """Cast ``x`` to ``dtype``; float-to-float casts carry derivatives."""
+    dtype = np.dtype(dtype)
+    if dtype_of(x) == dtype and hasattr(x, "dtype"):
+        return x
+    return convert_element_type_p.bind(x, dtype=dtype)
+
+
+# --------------------------------------------------------------------------
+# concatenate
+concatenate_p = Primitive("concatenate")
+
+
+@concatenate_p.def_impl
+def _concatenate_impl(*xs, axis):
+    return np.concatenate(xs, axis=axis)
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_aval(*xs, axis):
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    return ShapedArray(shape, np.result_type(*[x.dtype for x in xs]))
+
+
+def _concatenate_vjp(i, ct, ans, *xs, axis):
+    start = sum(shape_of(x)[axis] for x in xs[:i])
+    starts = [0] * len(ans.shape)
+    limits = list(ans.shape)
+    starts[axis], limits[axis] = start, start + shape_of(xs[i])[axis]
+    return convert_element_type(slice(ct, starts, limits), dtype_of(xs[i]))
+
+
+defjvp_linear(concatenate_p)
+defvjp_variadic(concatenate_p, _concatenate_vjp)
+
+
+def concatenate(xs, axis):
+    """Join arrays of equal rank along an existing ``axis`` (non-negative int)."""
+    xs = tuple(xs)
+    if len(xs) == 1:
+        return xs[0]
+    return concatenate_p.bind(*xs, axis=int(axis))
+
+
+def stack_rows(rows):
+    """Stack equally shaped arrays along a new leading axis."""
+    rows = [reshape(r, (1,) + shape_of(r)) for r in rows]
+    return concatenate(rows, 0)
+
+
+# --------------------------------------------------------------------------
+# slice (static, positive strides)
+slice_p = Primitive("slice")
+
+
+@slice_p.def_impl
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    return np.asarray(x)[_index(start_indices, limit_indices, strides)]
+
+
+def _index(starts, limits, strides):
+    return tuple(_pyslice(a, b, c) for a, b, c in zip(starts, limits, strides))
+
+
+@slice_p.def_abstract_eval
+def _slice_aval(x, *, start_indices, limit_indices, strides):
+    shape = tuple(
+        max(0, -(-(b - a) // c)) for a, b, c in zip(start_indices, limit_indices, strides)
+    )
+    return ShapedArray(shape, x.dtype)
+
+
+def _slice_vjp(ct, ans, x, *, start_indices, limit_indices, strides):
+    config = []
+    for n, a, s, m in zip(shape_of(x), start_indices, strides, shape_of(ans)):
+        last = a + (m - 1) * s if m else a - 1
+        config.append((a, n - last - 1, s - 1) if m else (0, n, 0))
+    if any(m == 0 for m in shape_of(ans)):
+        return np.zeros(shape_of(x), dtype_of(ct))
+    return pad(ct, config)
+
+
+defjvp_linear(slice_p)
+defvjp(slice_p, _slice_vjp)
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's name
+    """``x[start:limit:stride, ...]`` for static per-axis bounds (strides >= 1)."""
+    start_indices = tuple(int(a) for a in start_indices)
+    limit_indices = tuple(int(a) for a in limit_indices)
+    strides = (1,) * len(start_indices) if strides is None else tuple(int(s) for s in strides)
+    if any(s < 1 for s in strides):
+        raise ValueError(f"slice strides must be positive, got {strides}; use rev to flip")
+    return slice_p.bind(
+        x, start_indices=start_indices, limit_indices=limit_indices, strides=strides
+    )
+
+
+# --------------------------------------------------------------------------
+# pad (static config of (low, high, interior) per axis, all >= 0)
+pad_p = Primitive("pad")
+
+
+def _padded_shape(shape, config):
+    return tuple(
+        lo + hi + n + max(n - 1, 0) * it for n, (lo, hi, it) in zip(shape, config)
+    )
+
+
+@pad_p.def_impl
+def _pad_impl(x, *, config, value):
+    x = np.asarray(x)
+    out = np.full(_padded_shape(x.shape, config), value, dtype=x.dtype)
+    out[tuple(_pyslice(lo, lo + (n - 1) * (it + 1) + 1, it + 1)
+              for n, (lo, hi, it) in zip(x.shape, config))] = x
+    return out
+
+
+@pad_p.def_abstract_eval
+def _pad_aval(x, *, config, value):
+    return ShapedArray(_padded_shape(x.shape, config), x.dtype)
+
+
+defjvp(pad_p, lambda g, ans, x, *, config, value: pad(g, config, 0.0))
+defvjp(
+    pad_p,
+    lambda ct, ans, x, *, config, value: slice(
+        ct,
+        [lo for lo, _, _ in config],
+        [lo + (n - 1) * (it + 1) + 1 for n, (lo, _, it) in zip(shape_of(x), config)],
+        [it + 1 for _, _, it in config],
+    ),
+)
+
+
+def pad(x, config, value=0.0):
+    """Pad ``x`` with the constant ``value``.
+
+    ``config`` holds one ``(low, high, interior)`` triple of non-negative
+    ints per axis: ``low``/``high`` elements before/after, ``interior``
+    elements between neighbours.
+    """
+    config = tuple((int(a), int(b), int(c)) for a, b, c in config)
+    if any(v < 0 for t in config for v in t):
+        raise ValueError(f"pad config entries must be non-negative, got {config}")
+    return pad_p.bind(x, config=config, value=float(value))
+
+
+# --------------------------------------------------------------------------
+# rev (flip along static axes)
+rev_p = Primitive("rev")
+
+
+@rev_p.def_impl
+def _rev_impl(x, *, axes):
+    return np.flip(x, axes)
+
+
+@rev_p.def_abstract_eval
+def _rev_aval(x, *, axes):
+    return x
+
+
+defjvp_linear(rev_p)
+defvjp(rev_p, lambda ct, ans, x, *, axes: rev(ct, axes))
+
+
+def rev(x, axes):
+    """Reverse ``x`` along ``axes`` (a tuple of non-negative ints)."""
+    axes = tuple(sorted(int(a) for a in axes))
+    if not axes:
+        return x
+    return rev_p.bind(x, axes=axes)
+
+
+# --------------------------------------------------------------------------
+# helpers used by rule-declaring helpers and transforms
+
+
+def unbroadcast(ct, like):
+    """Reduce a cotangent ``ct`` to the shape and dtype of the primal ``like``.
+
+    Sums over the axes that broadcasting added or stretched, then casts.
+    Every broadcasting rule goes through this one function.
+    """
+    shape = shape_of(like)
+    if ct.shape != shape:
+        ct = sum_to_shape(ct, shape)
+    dtype = dtype_of(like)
+    if ct.dtype != dtype:
+        ct = convert_element_type(ct, dtype)
+    return ct
+
+
+def match_aval(t, like):
+    """Broadcast and cast a tangent ``t`` to the shape and dtype of ``like``."""
+    shape = shape_of(like)
+    if shape_of(t) != shape:
+        t = broadcast_to(t, shape)
+    dtype = dtype_of(like)
+    if dtype_of(t) != dtype:
+        t = convert_element_type(t, dtype)
+    return t
+
+
+def zeros_like(x):
+    """A concrete array of zeros with the shape and dtype of ``x``."""
+    return np.zeros(shape_of(x), dtype_of(x))
+
+
+def ones_like(x):
+    """A concrete array of ones with the shape and dtype of ``x``."""
+    return np.ones(shape_of(x), dtype_of(x))
+
+
+def full_like(x, value):
+    """``value`` broadcast to the shape of ``x`` (keeps derivatives of ``value``)."""
+    return broadcast_to(convert_element_type(value, dtype_of(x)), shape_of(x))
+

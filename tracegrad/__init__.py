@@ -1,0 +1,54 @@
+"""tracegrad: composable function transformations (grad, jvp, vjp, Jacobians) for NumPy code.
+
+>>> import tracegrad as tg
+>>> import tracegrad.numpy as tnp
+>>> float(tg.grad(lambda x: tnp.sum(tnp.sin(x) * x))(1.0))  # sin(1) + cos(1)
+1.3817732906760363
+
+The package is layered: :mod:`tracegrad.transforms` (what users call) runs
+functions under :mod:`tracegrad.interpreters` (how values flow), which apply
+the rules of :mod:`tracegrad.primitives` (what the math is).
+"""
+from . import primitives as _primitives  # noqa: F401  (declares every primitive)
+from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
+from . import tree_util
+from .interpreters.core import UnexpectedTracerError
+from .primitives.elementwise import stop_gradient
+from .transforms import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    value_and_grad,
+    vjp,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "jvp",
+    "jacfwd",
+    "jacrev",
+    "jacobian",
+    "hessian",
+    "stop_gradient",
+    "tree_util",
+    "test_util",
+    "numpy",
+    "nn",
+    "UnexpectedTracerError",
+]
+
+
+def __getattr__(name):
+    # test_util and nn load on first use: keeps `import tracegrad` lean.
+    if name in ("test_util", "nn"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'tracegrad' has no attribute {name!r}")

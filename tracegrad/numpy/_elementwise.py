@@ -1,0 +1,242 @@
+"""Elementwise functions of ``tracegrad.numpy``, with NumPy's signatures.
+
+Each function takes arrays, tracers, Python scalars or nested sequences,
+broadcasts with NumPy's rules and promotes dtypes as NumPy 2 does (Python
+scalars are weakly typed: ``float32_array * 2.0`` stays float32).  Each is
+also registered as the tracer implementation of the NumPy ufunc of the same
+name, so ``np.sin(tracer)`` works.  ``out=`` is not supported (arrays are
+immutable under transforms); ``dtype=`` casts the result.
+"""
+import numpy as np
+
+from ..primitives import ops
+from ._core import arg
+from ._dispatch import implements
+
+_UNARY = {
+    # name: (primitive wrapper, NumPy ufunc, formula of the derivative)
+    "negative": (ops.neg, np.negative, "-1"),
+    "positive": (lambda x: x, np.positive, "1"),
+    "absolute": (ops.abs, np.absolute, "sign(x); 0 at x = 0"),
+    "sign": (ops.sign, np.sign, "0"),
+    "exp": (ops.exp, np.exp, "exp(x)"),
+    "exp2": (ops.exp2, np.exp2, "2**x * log(2)"),
+    "expm1": (ops.expm1, np.expm1, "exp(x)"),
+    "log": (ops.log, np.log, "1/x"),
+    "log2": (ops.log2, np.log2, "1/(x log 2)"),
+    "log10": (ops.log10, np.log10, "1/(x log 10)"),
+    "log1p": (ops.log1p, np.log1p, "1/(1 + x)"),
+    "sqrt": (ops.sqrt, np.sqrt, "1/(2 sqrt(x)); inf at x = 0"),
+    "cbrt": (ops.cbrt, np.cbrt, "1/(3 cbrt(x)**2)"),
+    "square": (ops.square, np.square, "2x"),
+    "reciprocal": (ops.reciprocal, np.reciprocal, "-1/x**2"),
+    "sin": (ops.sin, np.sin, "cos(x)"),
+    "cos": (ops.cos, np.cos, "-sin(x)"),
+    "tan": (ops.tan, np.tan, "1 + tan(x)**2"),
+    "arcsin": (ops.arcsin, np.arcsin, "1/sqrt(1 - x**2)"),
+    "arccos": (ops.arccos, np.arccos, "-1/sqrt(1 - x**2)"),
+    "arctan": (ops.arctan, np.arctan, "1/(1 + x**2)"),
+    "sinh": (ops.sinh, np.sinh, "cosh(x)"),
+    "cosh": (ops.cosh, np.cosh, "sinh(x)"),
+    "tanh": (ops.tanh, np.tanh, "1 - tanh(x)**2"),
+    "arcsinh": (ops.arcsinh, np.arcsinh, "1/sqrt(x**2 + 1)"),
+    "arccosh": (ops.arccosh, np.arccosh, "1/sqrt(x**2 - 1)"),
+    "arctanh": (ops.arctanh, np.arctanh, "1/(1 - x**2)"),
+    "floor": (ops.floor, np.floor, "0"),
+    "ceil": (ops.ceil, np.ceil, "0"),
+    "rint": (ops.round, np.rint, "0"),
+    "trunc": (lambda x: ops.select(ops.lt(x, 0), ops.ceil(x), ops.floor(x)), np.trunc, "0"),
+    "isnan": (ops.isnan, np.isnan, "none (bool result)"),
+    "isfinite": (ops.isfinite, np.isfinite, "none (bool result)"),
+    "isinf": (ops.isinf, np.isinf, "none (bool result)"),
+    "logical_not": (ops.logical_not, np.logical_not, "none (bool result)"),
+    "conjugate": (lambda x: x, np.conjugate, "1 (real arrays only)"),
+}
+
+_BINARY = {
+    "add": (ops.add, np.add, "(1, 1)"),
+    "subtract": (ops.sub, np.subtract, "(1, -1)"),
+    "multiply": (ops.mul, np.multiply, "(y, x)"),
+    "divide": (ops.div, np.divide, "(1/y, -x/y**2)"),
+    "power": (ops.pow, np.power, "(y x**(y-1), x**y log x); see power"),
+    "maximum": (ops.maximum, np.maximum, "1 to the larger argument; 0.5 each at a tie"),
+    "minimum": (ops.minimum, np.minimum, "1 to the smaller argument; 0.5 each at a tie"),
+    "fmax": (ops.maximum, np.fmax, "as maximum"),
+    "fmin": (ops.minimum, np.fmin, "as minimum"),
+    "arctan2": (ops.arctan2, np.arctan2, "(x, -y)/(x**2 + y**2) for arctan2(y, x)"),
+    "hypot": (ops.hypot, np.hypot, "(x, y)/hypot(x, y); 0 at the origin"),
+    "mod": (ops.mod, np.mod, "(1, -floor(x/y))"),
+    "logaddexp": (ops.logaddexp, np.logaddexp, "(exp(x - out), exp(y - out)); 0.5 each at a tie"),
+    "floor_divide": (ops.floor_divide, np.floor_divide, "0"),
+    "equal": (ops.eq, np.equal, "none (bool result)"),
+    "not_equal": (ops.ne, np.not_equal, "none (bool result)"),
+    "less": (ops.lt, np.less, "none (bool result)"),
+    "less_equal": (ops.le, np.less_equal, "none (bool result)"),
+    "greater": (ops.gt, np.greater, "none (bool result)"),
+    "greater_equal": (ops.ge, np.greater_equal, "none (bool result)"),
+    "logical_and": (ops.logical_and, np.logical_and, "none (bool result)"),
+    "logical_or": (ops.logical_or, np.logical_or, "none (bool result)"),
+    "logical_xor": (ops.logical_xor, np.logical_xor, "none (bool result)"),
+}
+
+
+def _finish(out, dtype):
+    return out if dtype is None else ops.convert_element_type(out, dtype)
+
+
+def _make_unary(name, op, ufunc, deriv):
+    @implements(ufunc)
+    def f(x, /, out=None, *, where=True, dtype=None, **kwargs):
+        _check_kwargs(name, out, where, kwargs)
+        return _finish(op(arg(x)), dtype)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"NumPy's ``{name}`` elementwise, differentiable.\n\n"
+        f"Parameters\n----------\nx : array_like or tracer\n"
+        f"dtype : dtype, optional\n    Cast the result.\n\n"
+        f"Returns\n-------\narray or tracer\n    Same shape as ``x``; dtype as "
+        f"NumPy's ``{name}``.\n\nNotes\n-----\nDerivative: {deriv}.\n"
+    )
+    return f
+
+
+def _make_binary(name, op, ufunc, deriv):
+    @implements(ufunc)
+    def f(x1, x2, /, out=None, *, where=True, dtype=None, **kwargs):
+        _check_kwargs(name, out, where, kwargs)
+        return _finish(op(arg(x1), arg(x2)), dtype)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"NumPy's ``{name}`` elementwise with broadcasting, differentiable.\n\n"
+        f"Parameters\n----------\nx1, x2 : array_like or tracer\n"
+        f"    Broadcast together with NumPy's rules.\n"
+        f"dtype : dtype, optional\n    Cast the result.\n\n"
+        f"Returns\n-------\narray or tracer\n    The broadcast shape; NumPy 2's "
+        f"promoted dtype.\n\nNotes\n-----\nPartial derivatives (x1, x2): {deriv}.\n"
+    )
+    return f
+
+
+def _check_kwargs(name, out, where, kwargs):
+    if out is not None:
+        raise TypeError(
+            f"tracegrad.numpy.{name} does not support out=: arrays are immutable "
+            "under transforms; use the return value."
+        )
+    if where is not True:
+        raise TypeError(
+            f"tracegrad.numpy.{name} does not support where=; use "
+            "tracegrad.numpy.where(mask, f(x), other) instead."
+        )
+    kwargs.pop("casting", None)
+    kwargs.pop("order", None)
+    kwargs.pop("subok", None)
+    if kwargs:
+        raise TypeError(f"tracegrad.numpy.{name} got unsupported keywords {sorted(kwargs)}")
+
+
+__all__ = []
+for _name, (_op, _uf, _d) in _UNARY.items():
+    globals()[_name] = _make_unary(_name, _op, _uf, _d)
+    __all__.append(_name)
+for _name, (_op, _uf, _d) in _BINARY.items():
+    globals()[_name] = _make_binary(_name, _op, _uf, _d)
+    __all__.append(_name)
+
+abs = absolute  # noqa: A001,F821
+true_divide = divide  # noqa: F821
+remainder = mod  # noqa: F821
+fix = trunc  # noqa: F821
+conj = conjugate  # noqa: F821
+implements(np.fix)(fix)
+__all__ += ["abs", "true_divide", "remainder", "fix", "conj"]
+
+# Docstrings of the functions whose edge semantics are part of the contract.
+power.__doc__ += (  # noqa: F821
+    "\n``x**0`` has derivative 0 in ``x`` (also at ``x = 0``); ``0.0**y`` has "
+    "derivative 0 in ``y`` for ``y > 0``; a constant exponent never adds "
+    "``log(x)`` terms, so ``x**3.0`` at ``x = -2`` has derivative 12.\n"
+)
+pow = power  # noqa: A001,F821
+__all__.append("pow")
+
+
+@implements(np.where)
+def where(condition, x=None, y=None, /):
+    """``x`` where ``condition`` is true, else ``y``, with broadcasting.
+
+    Parameters
+    ----------
+    condition : array_like of bool
+    x, y : array_like or tracer
+        Broadcast together with ``condition``.
+
+    Returns
+    -------
+    array or tracer
+
+    Notes
+    -----
+    The derivative flows only into the selected branch, but a NaN or inf
+    derivative of the *unselected* branch still poisons the result
+    (``0 * inf = nan``), as in every autodiff system.  To guard a branch,
+    also guard its input (the double-``where`` idiom)::
+
+        safe_x = tnp.where(x > 0, x, 1.0)
+        y = tnp.where(x > 0, tnp.log(safe_x), 0.0)
+
+    With only ``condition``, returns ``nonzero(condition)`` (no derivative).
+    """
+    if x is None and y is None:
+        from ..interpreters.core import concrete_value
+
+        return np.nonzero(np.asarray(concrete_value(condition)))
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return ops.select(arg(condition), arg(x), arg(y))
+
+
+@implements(np.clip)
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+    """Clamp ``a`` to ``[a_min, a_max]`` (either may be None).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    a_min, a_max : array_like, tracer or None
+        Bounds, broadcast against ``a``.  ``min``/``max`` are NumPy 2 aliases.
+
+    Returns
+    -------
+    array or tracer
+
+    Notes
+    -----
+    The interval is closed: at ``a == a_min`` or ``a == a_max`` the
+    derivative with respect to ``a`` is 1 and with respect to the bound 0
+    (PyTorch's ``clamp`` convention).  Where ``a`` is outside, the derivative
+    goes to the active bound.
+    """
+    if out is not None:
+        raise TypeError("tracegrad.numpy.clip does not support out=")
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
+    if a_min is None and a_max is None:
+        raise ValueError("One of max or min must be given")
+    lo = None if a_min is None else arg(a_min)
+    hi = None if a_max is None else arg(a_max)
+    return ops.clip(arg(a), lo, hi)
+
+
+@implements(np.round, np.around)
+def round(a, decimals=0, out=None):  # noqa: A001
+    """Round to ``decimals`` (half to even, as NumPy); zero derivative."""
+    if out is not None:
+        raise TypeError("tracegrad.numpy.round does not support out=")
+    return ops.round(arg(a), decimals)
+
+
+around = round
+__all__ += ["where", "clip", "round", "around"]

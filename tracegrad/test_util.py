@@ -1,0 +1,192 @@
+"""Numerical checks of derivatives: :func:`check_grads`, :func:`check_jvp`, :func:`check_vjp`.
+
+Forward mode is compared with central finite differences along a random
+direction; reverse mode is checked through the identity
+``<J^T u, v> == <u, J v>`` with ``J v`` from finite differences.  Higher
+orders recurse on the JVP and VJP functions themselves, as JAX's
+``check_grads`` does.
+"""
+import functools
+
+import numpy as np
+import numpy.testing
+
+from .transforms import jvp, vjp
+from .tree_util import tree_flatten, tree_map
+
+__all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
+
+# Step sizes and tolerances by dtype (the finite-difference error of a
+# central difference is O(eps**2) plus rounding O(ulp / eps)).
+_EPS = {np.dtype(np.float32): 1e-3, np.dtype(np.float64): 1e-4}
+_TOL = {np.dtype(np.float32): 2e-2, np.dtype(np.float64): 1e-5}
+
+
+def _leaves_dtype(tree):
+    dts = [np.asarray(x).dtype for x in tree_flatten(tree)[0]]
+    floats = [d for d in dts if d.kind == "f"]
+    if any(d == np.float32 for d in floats):
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def _as_array(x):
+    return np.asarray(x)
+
+
+def _rand_like(rng, tree):
+    def one(x):
+        x = np.asarray(x)
+        if x.dtype.kind != "f":
+            return np.zeros(x.shape, x.dtype)
+        return rng.standard_normal(x.shape).astype(x.dtype)
+
+    return tree_map(one, tree)
+
+
+def _axpy(a, x, y):
+    return tree_map(
+        lambda xi, yi: (np.asarray(yi) + a * np.asarray(xi)).astype(np.asarray(yi).dtype)
+        if np.asarray(yi).dtype.kind == "f" else yi,
+        x,
+        y,
+    )
+
+
+def _inner(xs, ys):
+    total = 0.0
+    for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0]):
+        x = np.asarray(x, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        total += float(np.sum(x * y))
+    return total
+
+
+def numerical_jvp(f, primals, tangents, eps):
+    """Central difference ``(f(x + eps t) - f(x - eps t)) / (2 eps)``."""
+    f_pos = f(*_axpy(eps, tangents, primals))
+    f_neg = f(*_axpy(-eps, tangents, primals))
+    return tree_map(
+        lambda a, b: (np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps),
+        f_pos,
+        f_neg,
+    )
+
+
+def _check_close(actual, expected, atol, rtol, err_msg):
+    a_flat, a_tree = tree_flatten(actual)
+    e_flat, e_tree = tree_flatten(expected)
+    if a_tree != e_tree:
+        raise AssertionError(f"{err_msg}: structures differ: {a_tree} vs {e_tree}")
+    for a, e in zip(a_flat, e_flat):
+        numpy.testing.assert_allclose(
+            np.asarray(a, np.float64), np.asarray(e, np.float64),
+            atol=atol, rtol=rtol, err_msg=err_msg,
+        )
+
+
+def _defaults(args, atol, rtol, eps):
+    dt = _leaves_dtype(args)
+    return (
+        _TOL[dt] if atol is None else atol,
+        _TOL[dt] if rtol is None else rtol,
+        _EPS[dt] if eps is None else eps,
+    )
+
+
+def check_jvp(f, args, atol=None, rtol=None, eps=None, err_msg="JVP", rng=None):
+    """Check ``jvp(f)`` at ``args`` against finite differences.
+
+    Raises
+    ------
+    AssertionError
+        If the primal output or the tangent disagrees beyond the tolerances.
+    """
+    atol, rtol, eps = _defaults(args, atol, rtol, eps)
+    rng = np.random.default_rng(0) if rng is None else rng
+    tangents = _rand_like(rng, args)
+    out, t_out = jvp(f, args, tangents)
+    _check_close(out, f(*args), atol, rtol, f"{err_msg} primal output")
+    t_num = numerical_jvp(f, args, tangents, eps)
+    _check_close(t_out, t_num, atol, rtol, f"{err_msg} tangent vs finite differences")
+
+
+def check_vjp(f, args, atol=None, rtol=None, eps=None, err_msg="VJP", rng=None):
+    """Check ``vjp(f)`` at ``args``: ``<J^T u, v>`` against ``<u, J v>`` (numerical).
+
+    Raises
+    ------
+    AssertionError
+        If the two inner products disagree beyond the tolerances.
+    """
+    atol, rtol, eps = _defaults(args, atol, rtol, eps)
+    rng = np.random.default_rng(1) if rng is None else rng
+    out, vjp_fun = vjp(f, *args)
+    tangents = _rand_like(rng, args)
+    cts = _rand_like(rng, out)
+    ct_in = vjp_fun(cts)
+    t_num = numerical_jvp(f, args, tangents, eps)
+    ip = _inner(tangents, ct_in)
+    ip_expected = _inner(t_num, cts)
+    numpy.testing.assert_allclose(
+        ip, ip_expected, atol=atol, rtol=rtol,
+        err_msg=f"{err_msg}: <J^T u, v> vs <u, J v> (finite differences)",
+    )
+
+
+def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+    """Check derivatives of ``f`` at ``args`` numerically, up to ``order``.
+
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(args)`` positional pytree arguments.
+    args : tuple or list
+        Point of evaluation; float leaves are perturbed.
+    order : int, optional
+        Highest derivative order checked (1 = first derivatives).
+    modes : sequence of {"fwd", "rev"}, optional
+        Check forward mode (``jvp``), reverse mode (``vjp``), or both.
+    atol, rtol : float, optional
+        Tolerances; default 1e-5 for float64 inputs and 2e-2 for float32.
+    eps : float, optional
+        Finite-difference step; default 1e-4 (float64) or 1e-3 (float32).
+
+    Raises
+    ------
+    AssertionError
+        With the mode chain (e.g. "VJP of JVP") whose check failed.
+    ValueError
+        If ``modes`` contains anything other than "fwd" and "rev".
+
+    Notes
+    -----
+    Order ``k`` checks the JVP and VJP functions of order ``k - 1`` as
+    functions of all their inputs (primals and tangents), the scheme of
+    JAX's ``jax.test_util.check_grads``.
+    """
+    args = tuple(args)
+    bad = set(modes) - {"fwd", "rev"}
+    if bad:
+        raise ValueError(f"modes must be 'fwd' and/or 'rev', got {sorted(bad)}")
+    args = tree_map(_as_array, args)
+    rng = np.random.default_rng(0)
+
+    def _check(f, args, order, msg):
+        if "fwd" in modes:
+            fwd_msg = f"JVP of {msg}" if msg else "JVP"
+            check_jvp(f, args, atol, rtol, eps, fwd_msg, rng)
+            if order > 1:
+                _check(functools.partial(jvp, f), (args, _rand_like(rng, args)), order - 1, fwd_msg)
+        if "rev" in modes:
+            rev_msg = f"VJP of {msg}" if msg else "VJP"
+            check_vjp(f, args, atol, rtol, eps, rev_msg, rng)
+            if order > 1:
+                def f_vjp(*primals):
+                    out, vjp_fun = vjp(f, *primals)
+                    return vjp_fun(out)
+
+                _check(f_vjp, args, order - 1, rev_msg)
+
+    _check(f, args, order, "")
+

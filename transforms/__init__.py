@@ -1,0 +1,9 @@
+"""Public transforms (grad, vjp, jvp, Jacobians); pytrees are handled here."""
+if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tracegrad
+    raise ImportError(
+        "'transforms' is a folder of the tracegrad repository, not a package of its own: "
+        "install tracegrad (pip install -e .) and import tracegrad.transforms."
+    )
+from .api import grad, hessian, jacfwd, jacobian, jacrev, jvp, value_and_grad, vjp
+
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian"]

@@ -1,0 +1,564 @@
+"""The public transforms: vjp, jvp, grad, value_and_grad, jacfwd, jacrev, hessian.
+
+Pytrees are flattened here, once, at the edge; ``argnums`` and ``has_aux``
+are handled here too.  The functions below then run the user's function
+under a fresh interpreter (see ``tracegrad.interpreters``) and read the
+results back.  Names, signatures and output layouts follow JAX.
+"""
+import functools
+import numbers
+
+import numpy as np
+
+from ..interpreters.core import Tracer, new_trace
+from ..interpreters.jvp import JVPTrace, JVPTracer
+from ..interpreters.vjp import VJPTrace, VJPTracer, backward_pass
+from ..tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = [
+    "vjp",
+    "jvp",
+    "grad",
+    "value_and_grad",
+    "jacfwd",
+    "jacrev",
+    "jacobian",
+    "hessian",
+]
+
+
+# --------------------------------------------------------------------------
+# edge helpers
+
+
+def _check_callable(fun, name):
+    if not callable(fun):
+        raise TypeError(f"{name} requires a callable as its first argument, got {fun!r}")
+
+
+def _as_value(x, what):
+    """A pytree leaf as an array (or tracer), rejecting non-numeric leaves."""
+    if isinstance(x, (Tracer, np.ndarray, np.generic)):
+        return x
+    if isinstance(x, (numbers.Number, bool)) or isinstance(x, (list, tuple)):
+        return np.asarray(x)
+    raise TypeError(
+        f"{what}: {x!r} of type {type(x).__name__} is not a valid array value; "
+        "arguments must be arrays, scalars or pytrees (tuples, lists, dicts) of them."
+    )
+
+
+def _is_inexact(x):
+    return np.dtype(x.dtype).kind in "fc"
+
+
+def _check_float_inputs(args, argnums, name):
+    for i, a in zip(argnums, args):
+        for leaf in tree_flatten(a)[0]:
+            dt = np.asarray(leaf).dtype if not hasattr(leaf, "dtype") else leaf.dtype
+            if np.dtype(dt).kind == "c":
+                raise TypeError(
+                    f"{name} does not support complex inputs: argument {i} has dtype "
+                    f"{dt}. Differentiate the real and imaginary parts separately."
+                )
+            if np.dtype(dt).kind != "f":
+                raise TypeError(
+                    f"{name} requires floating-point inputs, but argument {i} has "
+                    f"dtype {dt}. Pass a float array (for example "
+                    f"x.astype(float) or 1.0 instead of 1), or exclude the argument "
+                    f"with argnums."
+                )
+
+
+def _normalize_argnums(argnums, nargs, name):
+    single = isinstance(argnums, (int, np.integer))
+    nums = (int(argnums),) if single else tuple(int(a) for a in argnums)
+    if not nums:
+        raise ValueError(f"{name}: argnums must not be empty")
+    out = []
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise TypeError(
+                f"{name}: differentiating with respect to argnums={argnums} requires "
+                f"at least {max(a, -a - 1) + 1} positional arguments, but the "
+                f"function was called with {nargs}."
+            )
+        out.append(a % nargs)
+    return single, tuple(out)
+
+
+def _partial(fun, args, kwargs, argnums):
+    """``fun`` as a function of the arguments at ``argnums`` only."""
+
+    def f(*dyn):
+        full = list(args)
+        for i, a in zip(argnums, dyn):
+            full[i] = a
+        return fun(*full, **kwargs)
+
+    return f
+
+
+def _split_aux(out, name):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(
+            f"{name} with has_aux=True requires the function to return a pair "
+            f"(output, auxiliary data), got {type(out).__name__}."
+        )
+    return out[0], out[1]
+
+
+def _materialize(x):
+    """Give users writable arrays (not read-only broadcast views)."""
+    if isinstance(x, np.ndarray) and not x.flags.writeable:
+        return np.array(x)
+    return x
+
+
+# --------------------------------------------------------------------------
+# reverse mode
+
+
+def _unwrap_vjp(trace, x):
+    """(primal, node, out_index) of an output leaf; node None if constant."""
+    if type(x) is VJPTracer and x._trace is trace:
+        return x.primal, x.node, x.out_index
+    return _as_value(x, "output"), None, 0
+
+
+def _strip(trace, tree):
+    """Replace this trace's tracers in ``tree`` by their primals (for aux)."""
+    return tree_map(
+        lambda x: x.primal if isinstance(x, VJPTracer) and x._trace is trace
+        else (x.primal if isinstance(x, JVPTracer) and x._trace is trace else x),
+        tree,
+    )
+
+
+def vjp(fun, *primals, has_aux=False):
+    """Evaluate ``fun`` and return a function computing vector-Jacobian products.
+
+    Parameters
+    ----------
+    fun : callable
+        Function of ``len(primals)`` positional pytree arguments returning a
+        pytree of arrays (or, with ``has_aux``, a pair ``(output, aux)``).
+    *primals : pytrees of arrays
+        Where to evaluate ``fun``; float leaves are differentiated.
+    has_aux : bool, optional
+        See ``fun``.
+
+    Returns
+    -------
+    out : pytree
+        ``fun(*primals)``.
+    vjp_fun : callable
+        ``vjp_fun(ct)``, where ``ct`` has the structure, shapes and dtypes of
+        ``out``, returns a tuple with one cotangent pytree per primal (shaped
+        like that primal).  It may be called many times.
+    aux : pytree
+        Only with ``has_aux=True``.
+
+    Raises
+    ------
+    TypeError
+        If a cotangent's structure or dtype does not match the output.
+    ValueError
+        If a cotangent's shape does not match the output.
+    """
+    _check_callable(fun, "vjp")
+    flat, in_tree = tree_flatten(primals)
+    flat = [_as_value(x, "vjp") for x in flat]
+    with new_trace(VJPTrace) as trace:
+        tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
+        out = fun(*tree_unflatten(in_tree, tracers))
+        if has_aux:
+            out, aux = _split_aux(out, "vjp")
+            aux = _strip(trace, aux)
+        out_flat, out_tree = tree_flatten(out)
+        outs = [_unwrap_vjp(trace, o) for o in out_flat]
+    out_primals = [o[0] for o in outs]
+    leaf_nodes = [t.node if isinstance(t, VJPTracer) else None for t in tracers]
+    del tracers, out, out_flat
+
+    def vjp_fun(ct):
+        ct_flat, ct_tree = tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise TypeError(
+                f"The cotangent has structure {ct_tree}, but the function's output "
+                f"has structure {out_tree}; pass one cotangent per output leaf."
+            )
+        entries = []
+        for c, (p, node, k) in zip(ct_flat, outs):
+            if node is None:
+                continue
+            entries.append((node, k, _check_cotangent(c, p)))
+        cts = backward_pass(entries)
+        results = []
+        for x, node in zip(flat, leaf_nodes):
+            g = cts.get(node) if node is not None else None
+            if g is None:
+                g = np.zeros(np.shape(x), x.dtype if _is_inexact(x) else np.float64)
+            results.append(_materialize(g))
+        return tuple(tree_unflatten(in_tree, results))
+
+    out = tree_unflatten(out_tree, out_primals)
+    return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
+
+
+def _check_cotangent(c, p):
+    p_shape = np.shape(p) if not isinstance(p, Tracer) else p.shape
+    if not isinstance(c, (np.ndarray, np.generic, Tracer)):
+        c = np.asarray(c, dtype=p.dtype)
+    if c.shape != p_shape:
+        raise ValueError(
+            f"Cotangent has shape {c.shape}, but the output it belongs to has shape "
+            f"{p_shape}; the cotangent must have the output's shape."
+        )
+    if c.dtype != p.dtype:
+        raise TypeError(
+            f"Cotangent has dtype {c.dtype}, but the output it belongs to has dtype "
+            f"{p.dtype}; cast it with .astype({str(p.dtype)!r})."
+        )
+    return c
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """Return a function computing both ``fun`` and its gradient.
+
+    Parameters
+    ----------
+    fun : callable
+        Function whose output is a real floating-point scalar (shape ``()``).
+    argnums : int or tuple of ints, optional
+        Positional argument(s) to differentiate with respect to.
+    has_aux : bool, optional
+        If True, ``fun`` returns ``(output, aux)``; aux is passed through.
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> (value, grad)`` or ``((value, aux), grad)``;
+        ``grad`` has the structure of ``args[argnums]`` (a tuple of them when
+        ``argnums`` is a tuple).
+
+    Raises
+    ------
+    TypeError
+        If the output is not a real scalar (use ``jacrev`` or ``vjp``), or an
+        argument at ``argnums`` has an integer, bool or complex dtype.
+    """
+    _check_callable(fun, "value_and_grad")
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        single, nums = _normalize_argnums(argnums, len(args), "grad")
+        dyn = tuple(args[i] for i in nums)
+        _check_float_inputs(dyn, nums, "grad")
+        res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        ans, vjp_fun = res[0], res[1]
+        _check_scalar_output(ans)
+        g = vjp_fun(np.ones((), ans.dtype))
+        g = g[0] if single else g
+        return ((ans, res[2]), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def _check_scalar_output(ans):
+    if not isinstance(ans, (np.ndarray, np.generic, Tracer)):
+        raise TypeError(
+            "Gradient only defined for scalar-output functions; the output is a "
+            f"{type(ans).__name__}. For pytree or non-scalar outputs use "
+            "tracegrad.jacrev or tracegrad.vjp."
+        )
+    if ans.shape != ():
+        raise TypeError(
+            "Gradient only defined for scalar-output functions. Output had shape "
+            f"{ans.shape}. For non-scalar outputs use tracegrad.jacrev (the full "
+            "Jacobian) or tracegrad.vjp (a vector-Jacobian product)."
+        )
+    kind = np.dtype(ans.dtype).kind
+    if kind == "c":
+        raise TypeError(
+            f"Gradient only defined for real-valued outputs; the output has dtype "
+            f"{ans.dtype}. Differentiate its real part or abs instead."
+        )
+    if kind != "f":
+        raise TypeError(
+            f"Gradient only defined for floating-point outputs; the output has "
+            f"dtype {ans.dtype}."
+        )
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """Return a function computing the gradient of scalar-valued ``fun``.
+
+    ``grad(f)(x)`` is ``df/dx`` at ``x``, with the structure, shape and dtype
+    of ``x``.  Parameters and errors are those of :func:`value_and_grad`;
+    with ``has_aux=True`` the result is ``(grad, aux)``.
+
+    Examples
+    --------
+    >>> import tracegrad as tg, tracegrad.numpy as tnp
+    >>> float(tg.grad(lambda x: x ** 3)(2.0))
+    12.0
+    """
+    vg = value_and_grad(fun, argnums, has_aux)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+# --------------------------------------------------------------------------
+# forward mode
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode Jacobian-vector product of ``fun`` at ``primals``.
+
+    Parameters
+    ----------
+    fun : callable
+        Function of ``len(primals)`` positional pytree arguments.
+    primals : tuple or list of pytrees
+        Where to evaluate ``fun``.
+    tangents : tuple or list of pytrees
+        Same structure, shapes and dtypes as ``primals``.
+    has_aux : bool, optional
+        If True, ``fun`` returns ``(output, aux)``.
+
+    Returns
+    -------
+    out : pytree
+        ``fun(*primals)``.
+    tangent_out : pytree
+        ``J(primals) @ tangents``, shaped like ``out``.
+    aux : pytree
+        Only with ``has_aux=True``.
+
+    Raises
+    ------
+    TypeError
+        If ``primals``/``tangents`` are not tuples or lists, their structures
+        differ, or a tangent's dtype differs from its primal's.
+    ValueError
+        If a tangent's shape differs from its primal's.
+    """
+    _check_callable(fun, "jvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to tracegrad.jvp must be tuples or lists; "
+            f"found {type(primals).__name__} and {type(tangents).__name__}."
+        )
+    p_flat, p_tree = tree_flatten(tuple(primals))
+    t_flat, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(
+            f"primal and tangent arguments to tracegrad.jvp must have the same tree "
+            f"structure; got {p_tree} and {t_tree}."
+        )
+    p_flat = [_as_value(p, "jvp") for p in p_flat]
+    t_flat = [_as_tangent(t, p) for p, t in zip(p_flat, t_flat)]
+    with new_trace(JVPTrace) as trace:
+        tracers = [
+            trace.new_arg(p, t) if _is_inexact(p) else p for p, t in zip(p_flat, t_flat)
+        ]
+        out = fun(*tree_unflatten(p_tree, tracers))
+        if has_aux:
+            out, aux = _split_aux(out, "jvp")
+            aux = _strip(trace, aux)
+        out_flat, out_tree = tree_flatten(out)
+        primals_out, tangents_out = [], []
+        for o in out_flat:
+            if type(o) is JVPTracer and o._trace is trace:
+                primals_out.append(o.primal)
+                tangents_out.append(_materialize(o.tangent))
+            else:
+                o = _as_value(o, "output")
+                primals_out.append(o)
+                tangents_out.append(np.zeros(o.shape, o.dtype))
+    res = (tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out))
+    return res + (aux,) if has_aux else res
+
+
+def _as_tangent(t, p):
+    if not isinstance(t, (np.ndarray, np.generic, Tracer)):
+        t = np.asarray(t, dtype=p.dtype if _is_inexact(p) else None)
+    if t.shape != p.shape:
+        raise ValueError(
+            f"tracegrad.jvp: a tangent has shape {t.shape} but its primal has shape "
+            f"{p.shape}; tangents must match their primals' shapes."
+        )
+    if _is_inexact(p) and t.dtype != p.dtype:
+        raise TypeError(
+            f"tracegrad.jvp: a tangent has dtype {t.dtype} but its primal has dtype "
+            f"{p.dtype}; cast it with .astype({str(p.dtype)!r})."
+        )
+    return t
+
+
+# --------------------------------------------------------------------------
+# Jacobians
+
+
+def _std_basis(shape, dtype):
+    """Yield (flat index, one-hot array) for every element of ``shape``."""
+    size = int(np.prod(shape, dtype=np.int64))
+    for k in range(size):
+        e = np.zeros(size, dtype)
+        e[k] = 1
+        yield k, e.reshape(shape)
+
+
+def _leaf_shape(x):
+    return tuple(x.shape)
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """Jacobian of ``fun`` by reverse mode (one VJP per output element).
+
+    Parameters
+    ----------
+    fun : callable
+    argnums : int or tuple of ints, optional
+    has_aux : bool, optional
+
+    Returns
+    -------
+    callable
+        ``(*args) -> jac`` (or ``(jac, aux)``).  For an output leaf of shape
+        ``O`` and an input leaf of shape ``I`` the block has shape ``O + I``;
+        blocks are nested with the output's structure outside and the
+        input's (a tuple of them for a tuple ``argnums``) inside, as in JAX.
+
+    Raises
+    ------
+    TypeError
+        If an argument at ``argnums`` is not floating point.
+    """
+    _check_callable(fun, "jacrev")
+
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        single, nums = _normalize_argnums(argnums, len(args), "jacrev")
+        dyn = tuple(args[i] for i in nums)
+        _check_float_inputs(dyn, nums, "jacrev")
+        res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        y, vjp_fun = res[0], res[1]
+        y_flat, y_tree = tree_flatten(y)
+        x_flat, x_tree = tree_flatten(dyn)
+        blocks = [[None] * len(x_flat) for _ in y_flat]
+        for j, yj in enumerate(y_flat):
+            yshape = _leaf_shape(yj)
+            rows = [[] for _ in x_flat]
+            for _, e in _std_basis(yshape, yj.dtype):
+                ct = [np.zeros(_leaf_shape(o), o.dtype) for o in y_flat]
+                ct[j] = e
+                g_flat = tree_flatten(vjp_fun(tree_unflatten(y_tree, ct)))[0]
+                for i, g in enumerate(g_flat):
+                    rows[i].append(g)
+            for i, xi in enumerate(x_flat):
+                xshape = _leaf_shape(xi)
+                blocks[j][i] = _stack_rows(rows[i], yshape + xshape, xi)
+        jac = _assemble(blocks, y_tree, x_tree, single)
+        return (jac, res[2]) if has_aux else jac
+
+    return jacfun
+
+
+def _stack_rows(rows, shape, like):
+    from ..primitives import ops
+
+    if not rows:
+        return np.zeros(shape, like.dtype)
+    if any(isinstance(r, Tracer) for r in rows):
+        return ops.reshape(ops.stack_rows(rows), shape)
+    return np.stack(rows).reshape(shape)
+
+
+def _assemble(blocks, y_tree, x_tree, single):
+    per_out = []
+    for row in blocks:
+        inner = tree_unflatten(x_tree, row)  # tuple over argnums
+        per_out.append(inner[0] if single else inner)
+    return tree_unflatten(y_tree, per_out)
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """Jacobian of ``fun`` by forward mode (one JVP per input element).
+
+    Same signature, result layout and errors as :func:`jacrev`; cheaper when
+    there are fewer inputs than outputs.
+    """
+    _check_callable(fun, "jacfwd")
+
+    @functools.wraps(fun)
+    def jacfun(*args, **kwargs):
+        from ..primitives import ops
+
+        single, nums = _normalize_argnums(argnums, len(args), "jacfwd")
+        dyn = tuple(args[i] for i in nums)
+        _check_float_inputs(dyn, nums, "jacfwd")
+        f = _partial(fun, args, kwargs, nums)
+        x_flat, x_tree = tree_flatten(dyn)
+        x_flat = [_as_value(x, "jacfwd") for x in x_flat]
+        zeros = [np.zeros(_leaf_shape(x), x.dtype) for x in x_flat]
+        y_flat = y_tree = aux = None
+        cols = None
+        for i, xi in enumerate(x_flat):
+            for _, e in _std_basis(_leaf_shape(xi), xi.dtype):
+                t = list(zeros)
+                t[i] = e
+                res = jvp(f, tree_unflatten(x_tree, x_flat), tree_unflatten(x_tree, t),
+                          has_aux=has_aux)
+                if y_flat is None:
+                    y_flat, y_tree = tree_flatten(res[0])
+                    cols = [[[] for _ in x_flat] for _ in y_flat]
+                    aux = res[2] if has_aux else None
+                for j, tj in enumerate(tree_flatten(res[1])[0]):
+                    cols[j][i].append(tj)
+        if y_flat is None:  # no input elements: evaluate once for the shapes
+            res = f(*tree_unflatten(x_tree, x_flat))
+            if has_aux:
+                res, aux = _split_aux(res, "jacfwd")
+            y_flat, y_tree = tree_flatten(res)
+            cols = [[[] for _ in x_flat] for _ in y_flat]
+        blocks = []
+        for j, yj in enumerate(y_flat):
+            yshape = _leaf_shape(yj)
+            row = []
+            for i, xi in enumerate(x_flat):
+                xshape = _leaf_shape(xi)
+                c = cols[j][i]
+                if not c:
+                    row.append(np.zeros(yshape + xshape, yj.dtype))
+                    continue
+                # stacked as (size_in, *yshape); move the input axes last
+                stacked = _stack_rows(c, (len(c),) + yshape, yj)
+                stacked = ops.reshape(stacked, xshape + yshape)
+                perm = tuple(range(len(xshape), len(xshape) + len(yshape))) + tuple(
+                    range(len(xshape))
+                )
+                row.append(_materialize(ops.transpose(stacked, perm)))
+            blocks.append(row)
+        jac = _assemble(blocks, y_tree, x_tree, single)
+        return (jac, aux) if has_aux else jac
+
+    return jacfun
+
+
+jacobian = jacrev
+
+
+def hessian(fun, argnums=0):
+    """Hessian of scalar-valued ``fun``: ``jacfwd(jacrev(fun))`` (forward-over-reverse).
+
+    For an input of shape ``I`` the result has shape ``I + I``; with a tuple
+    ``argnums`` it is a nested tuple of blocks, as in JAX.
+    """
+    return jacfwd(jacrev(fun, argnums), argnums)
