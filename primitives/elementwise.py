@@ -4,7 +4,7 @@ Each block declares one primitive and, right below it, its impl, abstract
 eval, JVP and VJP.  Unary derivatives are given once as ``f'(x)`` (written
 with primitives) by :func:`_def_derivative`, which sets both the JVP
 (``g * f'(x)``) and the VJP (``ct * f'(x)``).  Broadcasting binary primitives
-declare their VJP through :func:`_defvjp_broadcasting`, which applies
+declare their VJP through :func:`~.structural.defvjp_broadcasting`, which applies
 ``unbroadcast`` to every cotangent.
 
 Impls: NumPy's own ufunc loops are SIMD-vectorized, and a single-pass Numba
@@ -24,7 +24,7 @@ from .core import (
     shape_of,
 )
 from .kernels import FLOAT_DTYPES, kernel
-from .structural import convert_element_type, unbroadcast
+from .structural import convert_element_type, defvjp_broadcasting
 
 __all__ = [
     "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10",
@@ -68,22 +68,6 @@ def _def_derivative(prim, deriv):
     """Set JVP and VJP of a unary elementwise ``prim`` from ``deriv(ans, x)``."""
     defjvp(prim, lambda g, ans, x: mul(g, deriv(ans, x)))
     defvjp(prim, lambda ct, ans, x: mul(ct, deriv(ans, x)))
-
-
-def _defvjp_broadcasting(prim, *rules):
-    """Per-argument VJP rules of a broadcasting op, each unbroadcast to its primal."""
-
-    def wrap(rule, i):
-        if rule is None:
-            return None
-
-        def vjp_rule(ct, ans, *primals, **params):
-            c = rule(ct, ans, *primals, **params)
-            return None if c is None else unbroadcast(c, primals[i])
-
-        return vjp_rule
-
-    defvjp(prim, *(wrap(r, i) for i, r in enumerate(rules)))
 
 
 # ==========================================================================
@@ -309,7 +293,7 @@ defjvp(
     lambda tg, ans, g, y: tanh_grad(tg, y),
     lambda ty, ans, g, y: mul(ty, mul(-2.0, mul(g, y))),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     tanh_grad_p,
     lambda ct, ans, g, y: tanh_grad(ct, y),
     lambda ct, ans, g, y: mul(ct, mul(-2.0, mul(g, y))),
@@ -387,7 +371,7 @@ def floor_divide(x, y):
 
 add_p = _primitive("add", np.add)
 defjvp(add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
-_defvjp_broadcasting(add_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: ct)
+defvjp_broadcasting(add_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: ct)
 
 
 def add(x, y):
@@ -397,7 +381,7 @@ def add(x, y):
 
 sub_p = _primitive("sub", np.subtract)
 defjvp(sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: neg(g))
-_defvjp_broadcasting(sub_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: neg(ct))
+defvjp_broadcasting(sub_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: neg(ct))
 
 
 def sub(x, y):
@@ -407,7 +391,7 @@ def sub(x, y):
 
 mul_p = _primitive("mul", np.multiply)
 defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
-_defvjp_broadcasting(
+defvjp_broadcasting(
     mul_p, lambda ct, ans, x, y: mul(ct, y), lambda ct, ans, x, y: mul(x, ct)
 )
 
@@ -423,7 +407,7 @@ defjvp(
     lambda g, ans, x, y: div(g, y),
     lambda g, ans, x, y: neg(mul(g, div(ans, y))),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     div_p,
     lambda ct, ans, x, y: div(ct, y),
     lambda ct, ans, x, y: neg(mul(ct, div(ans, y))),
@@ -468,7 +452,7 @@ def _times(deriv):
 
 pow_p = _primitive("pow", np.power)
 defjvp(pow_p, _times(_pow_dx), _times(_pow_dy))
-_defvjp_broadcasting(pow_p, _times(_pow_dx), _times(_pow_dy))
+defvjp_broadcasting(pow_p, _times(_pow_dx), _times(_pow_dy))
 
 
 def pow(x, y):  # noqa: A001 - NumPy's power
@@ -552,7 +536,7 @@ def _tie_share(wins):
 
 maximum_p = _primitive("maximum", np.maximum)
 defjvp(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
-_defvjp_broadcasting(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
+defvjp_broadcasting(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
 
 
 def maximum(x, y):
@@ -562,7 +546,7 @@ def maximum(x, y):
 
 minimum_p = _primitive("minimum", np.minimum)
 defjvp(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
-_defvjp_broadcasting(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
+defvjp_broadcasting(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
 
 
 def minimum(x, y):
@@ -578,7 +562,7 @@ defjvp(
     lambda g, ans, y, x: mul(g, div(x, _atan2_denom(y, x))),
     lambda g, ans, y, x: mul(g, div(neg(y), _atan2_denom(y, x))),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     arctan2_p,
     lambda ct, ans, y, x: mul(ct, div(x, _atan2_denom(y, x))),
     lambda ct, ans, y, x: mul(ct, div(neg(y), _atan2_denom(y, x))),
@@ -603,7 +587,7 @@ defjvp(
     lambda g, ans, x, y: mul(g, _safe_div(x, ans)),
     lambda g, ans, x, y: mul(g, _safe_div(y, ans)),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     hypot_p,
     lambda ct, ans, x, y: mul(ct, _safe_div(x, ans)),
     lambda ct, ans, x, y: mul(ct, _safe_div(y, ans)),
@@ -622,7 +606,7 @@ defjvp(
     lambda g, ans, x, y: g,
     lambda g, ans, x, y: mul(g, neg(floor_divide(x, y))),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     mod_p,
     lambda ct, ans, x, y: ct,
     lambda ct, ans, x, y: mul(ct, neg(floor_divide(x, y))),
@@ -641,7 +625,7 @@ defjvp(
     lambda g, ans, x, y: mul(g, exp(sub(x, ans))),
     lambda g, ans, x, y: mul(g, exp(sub(y, ans))),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     logaddexp_p,
     lambda ct, ans, x, y: mul(ct, exp(sub(x, ans))),
     lambda ct, ans, x, y: mul(ct, exp(sub(y, ans))),
@@ -657,7 +641,7 @@ def logaddexp(x, y):
 # selection
 
 select_p = _primitive("select", np.where)
-_defvjp_broadcasting(
+defvjp_broadcasting(
     select_p,
     None,
     lambda ct, ans, c, x, y: select(c, ct, 0.0),
@@ -706,7 +690,7 @@ defjvp(
     lambda g, ans, x, lo, hi: select(lt(x, lo), g, 0.0),
     lambda g, ans, x, lo, hi: select(gt(x, hi), g, 0.0),
 )
-_defvjp_broadcasting(
+defvjp_broadcasting(
     clip_p,
     lambda ct, ans, x, lo, hi: select(_clip_pass(x, lo, hi), ct, 0.0),
     lambda ct, ans, x, lo, hi: select(lt(x, lo), ct, 0.0),

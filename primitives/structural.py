@@ -34,6 +34,7 @@ __all__ = [
     "pad",
     "rev",
     "unbroadcast",
+    "defvjp_broadcasting",
     "match_aval",
     "zeros_like",
     "ones_like",
@@ -456,6 +457,27 @@ def unbroadcast(ct, like):
     if ct.dtype != dtype:
         ct = convert_element_type(ct, dtype)
     return ct
+
+
+def defvjp_broadcasting(prim, *rules):
+    """Set per-argument VJP rules of a broadcasting primitive.
+
+    Like :func:`~.core.defvjp`, but each rule's result goes through
+    :func:`unbroadcast` to its primal's shape and dtype, so rules may return
+    the cotangent in the (broadcast) output shape.
+    """
+
+    def wrap(rule, i):
+        if rule is None:
+            return None
+
+        def vjp_rule(ct, ans, *primals, **params):
+            c = rule(ct, ans, *primals, **params)
+            return None if c is None else unbroadcast(c, primals[i])
+
+        return vjp_rule
+
+    return defvjp(prim, *(wrap(r, i) for i, r in enumerate(rules)))
 
 
 def match_aval(t, like):
