@@ -7,10 +7,13 @@ with primitives) by :func:`_def_derivative`, which sets both the JVP
 declare their VJP through :func:`~.structural.defvjp_broadcasting`, which applies
 ``unbroadcast`` to every cotangent.
 
-Impls: NumPy's own ufunc loops are SIMD-vectorized, and a single-pass Numba
-kernel does not beat them (see the kernel table in the README), so the
-single-op impls here are NumPy; fused multi-step derivative formulas (for
-example ``tanh_grad``) are Numba kernels declared as primitives of their own.
+Impls (chosen by measurement; see the kernel table in the README): ``exp``,
+``sin``, ``cos`` and ``tanh`` run the vectorized Numba kernels of
+:mod:`.vecmath` on float arrays of 128+ elements (NumPy's float64 versions
+are scalar C-library loops on these machines).  Single-pass arithmetic
+(add, mul, ...) stays with NumPy's SIMD ufunc loops, which a Numba loop only
+matches.  Fused multi-step derivative formulas (for example ``tanh_grad``)
+are Numba kernels declared as primitives of their own.
 """
 import numpy as np
 
@@ -23,6 +26,7 @@ from .core import (
     dtype_of,
     shape_of,
 )
+from . import vecmath
 from .kernels import FLOAT_DTYPES, kernel
 from .structural import convert_element_type, defvjp_broadcasting
 
@@ -57,9 +61,10 @@ def _elementwise_aval(np_fn):
     return rule
 
 
-def _primitive(name, np_fn):
+def _primitive(name, np_fn, impl=None):
+    """An elementwise primitive computing NumPy's ``np_fn`` (by ``impl`` if given)."""
     prim = Primitive(name)
-    prim.def_impl(np_fn)
+    prim.def_impl(np_fn if impl is None else impl)
     prim.def_abstract_eval(_elementwise_aval(np_fn))
     return prim
 
@@ -92,7 +97,7 @@ def abs(x):  # noqa: A001 - NumPy's name
     return abs_p.bind(x)
 
 
-exp_p = _primitive("exp", np.exp)
+exp_p = _primitive("exp", np.exp, vecmath.exp)
 _def_derivative(exp_p, lambda ans, x: ans)
 
 
@@ -173,7 +178,7 @@ def cbrt(x):
     return cbrt_p.bind(x)
 
 
-sin_p = _primitive("sin", np.sin)
+sin_p = _primitive("sin", np.sin, vecmath.sin)
 _def_derivative(sin_p, lambda ans, x: cos(x))
 
 
@@ -182,7 +187,7 @@ def sin(x):
     return sin_p.bind(x)
 
 
-cos_p = _primitive("cos", np.cos)
+cos_p = _primitive("cos", np.cos, vecmath.cos)
 _def_derivative(cos_p, lambda ans, x: neg(sin(x)))
 
 
@@ -251,7 +256,7 @@ def cosh(x):
 
 # tanh: the derivative ``g * (1 - tanh(x)**2)`` is three passes in NumPy; it
 # runs as one fused kernel, ``tanh_grad``, a primitive with its own rules.
-tanh_p = _primitive("tanh", np.tanh)
+tanh_p = _primitive("tanh", np.tanh, vecmath.tanh)
 defjvp(tanh_p, lambda g, ans, x: tanh_grad(g, ans))
 defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ct, ans))
 
@@ -275,7 +280,12 @@ def _tanh_grad_impl(g, y):
     """``g * (1 - y**2)`` in one Numba pass when shapes and dtypes agree."""
     g = np.asarray(g)
     y = np.asarray(y)
-    if g.shape == y.shape and g.dtype == y.dtype and g.dtype in FLOAT_DTYPES:
+    if (
+        g.shape == y.shape
+        and g.dtype == y.dtype
+        and g.dtype in FLOAT_DTYPES
+        and g.size >= vecmath.MIN_KERNEL_SIZE
+    ):
         out = np.empty(g.shape, g.dtype)
         _tanh_grad_kernel(
             np.ascontiguousarray(g).reshape(-1),

@@ -1,0 +1,163 @@
+"""Numba kernels behind :mod:`.vecmath` (imported on first use: imports Numba).
+
+See :mod:`.vecmath` for the method and accuracy.  Every function here is
+defined at module level so Numba's on-disk cache (``cache=True``) applies.
+"""
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # trailing zero bits: k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_SHIFT = 6755399441055744.0  # 1.5 * 2**52: (t + S) - S rounds t to an integer
+_TWO_OVER_PI = 0.6366197723675814
+# pi/2 = _PIO2_1 + _PIO2_2 + _PIO2_3 (33, 33 and 53 significant bits)
+_PIO2_1 = 1.5707963267341256
+_PIO2_2 = 6.077100506303966e-11
+_PIO2_3 = 2.0222662487959506e-21
+_TRIG_MAX = 1.0e5
+_EXP_MIN, _EXP_MAX = -708.0, 709.0
+
+# Taylor coefficients 1/n!
+_F = [1.0 / math.factorial(n) for n in range(20)]
+_E2, _E3, _E4, _E5, _E6, _E7, _E8 = _F[2:9]
+_E9, _E10, _E11, _E12, _E13 = _F[9:14]
+_S3, _S5, _S7, _S9 = -_F[3], _F[5], -_F[7], _F[9]
+_S11, _S13, _S15, _S17 = -_F[11], _F[13], -_F[15], _F[17]
+_C4, _C6, _C8, _C10 = _F[4], -_F[6], _F[8], -_F[10]
+_C12, _C14, _C16 = _F[12], -_F[14], _F[16]
+
+_OPTS = dict(cache=True, nogil=True, fastmath={"contract"}, error_model="numpy")
+
+
+@intrinsic
+def _bits_to_float(typingctx, x):
+    """Reinterpret an int64 bit pattern as a float64 (an LLVM bitcast)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@numba.njit(inline="always")
+def _pow2(k):
+    # 2**k for -1022 <= k <= 1023, from its exponent bits
+    return _bits_to_float((k + 1023) << 52)
+
+
+@numba.njit(inline="always")
+def _expm1_reduced(r):
+    # expm1(r) for |r| <= ln2/2: Taylor polynomial to degree 13 (Horner)
+    p = _E13
+    p = p * r + _E12
+    p = p * r + _E11
+    p = p * r + _E10
+    p = p * r + _E9
+    p = p * r + _E8
+    p = p * r + _E7
+    p = p * r + _E6
+    p = p * r + _E5
+    p = p * r + _E4
+    p = p * r + _E3
+    p = p * r + _E2
+    return p * r * r + r
+
+
+@numba.njit(**_OPTS)
+def exp_kernel(x, out):
+    n = x.size
+    for i in range(n):
+        xi = min(max(np.float64(x[i]), _EXP_MIN), _EXP_MAX)
+        kf = (xi * _LOG2E + _SHIFT) - _SHIFT
+        r = (xi - kf * _LN2_HI) - kf * _LN2_LO
+        out[i] = (_expm1_reduced(r) + 1.0) * _pow2(np.int64(kf))
+    for i in range(n):  # overflow, underflow, inf, NaN: the C library
+        xi = x[i]
+        if not (_EXP_MIN <= xi <= _EXP_MAX):
+            out[i] = math.exp(xi)
+
+
+@numba.njit(inline="always")
+def _sin_poly(r, r2):
+    s = _S17
+    s = s * r2 + _S15
+    s = s * r2 + _S13
+    s = s * r2 + _S11
+    s = s * r2 + _S9
+    s = s * r2 + _S7
+    s = s * r2 + _S5
+    s = s * r2 + _S3
+    return r + r * r2 * s
+
+
+@numba.njit(inline="always")
+def _cos_poly(r2):
+    c = _C16
+    c = c * r2 + _C14
+    c = c * r2 + _C12
+    c = c * r2 + _C10
+    c = c * r2 + _C8
+    c = c * r2 + _C6
+    c = c * r2 + _C4
+    return 1.0 - 0.5 * r2 + r2 * r2 * c
+
+
+@numba.njit(inline="always")
+def _trig(x, phase):
+    # phase 0: sin(x); phase 1: cos(x) = sin(x + pi/2), one quadrant on
+    xi = min(max(np.float64(x), -_TRIG_MAX), _TRIG_MAX)
+    qf = (xi * _TWO_OVER_PI + _SHIFT) - _SHIFT
+    r = ((xi - qf * _PIO2_1) - qf * _PIO2_2) - qf * _PIO2_3
+    q = (np.int64(qf) + phase) & 3
+    r2 = r * r
+    s = _sin_poly(r, r2)
+    c = _cos_poly(r2)
+    v = c if (q & 1) == 1 else s
+    return -v if (q & 2) == 2 else v
+
+
+@numba.njit(**_OPTS)
+def sin_kernel(x, out):
+    n = x.size
+    for i in range(n):
+        out[i] = _trig(x[i], 0)
+    for i in range(n):  # large |x|, inf, NaN, signed zeros: the C library
+        xi = x[i]
+        if not (-_TRIG_MAX <= xi <= _TRIG_MAX) or xi == 0.0:
+            out[i] = math.sin(xi)
+
+
+@numba.njit(**_OPTS)
+def cos_kernel(x, out):
+    n = x.size
+    for i in range(n):
+        out[i] = _trig(x[i], 1)
+    for i in range(n):
+        xi = x[i]
+        if not (-_TRIG_MAX <= xi <= _TRIG_MAX):
+            out[i] = math.cos(xi)
+
+
+@numba.njit(**_OPTS)
+def tanh_kernel(x, out):
+    n = x.size
+    for i in range(n):
+        xi = np.float64(x[i])
+        a = min(abs(xi), 20.0)  # tanh(20) rounds to 1
+        y = a + a
+        kf = (y * _LOG2E + _SHIFT) - _SHIFT
+        r = (y - kf * _LN2_HI) - kf * _LN2_LO
+        s = _pow2(np.int64(kf))
+        e = s * _expm1_reduced(r) + (s - 1.0)  # expm1(2a)
+        t = e / (e + 2.0)
+        out[i] = -t if xi < 0.0 else t
+    for i in range(n):  # NaN in, NaN out; tanh(+-0) = +-0
+        xi = x[i]
+        if xi != xi or xi == 0.0:
+            out[i] = xi
