@@ -1,0 +1,598 @@
+"""Side-by-side timing of tracegrad against HIPS autograd, PyTorch and JAX.
+
+Runs every library that imports, in this one process, in float64 on the CPU,
+on the workloads of the tracegrad benchmark suite (see benchmarks/README.md)::
+
+    python benchmarks/bench.py                      # everything (a few minutes)
+    python benchmarks/bench.py --quick              # smoke test: few repeats
+    python benchmarks/bench.py --workloads chain,mlp --markdown
+
+Before timing a workload, every peer's result is compared with tracegrad's
+(``np.allclose``); a workload on which any library disagrees is not timed.
+Each sample runs an inner loop sized so that it lasts at least
+``--min-sample`` seconds; the libraries take turns within every round
+(round-robin, rotating who goes first) so that machine noise hits them
+equally.  The table reports medians over rounds, with the interquartile
+range as a percentage of the median.
+
+JAX runs without ``jit`` (op by op), as the eager libraries do.
+"""
+import argparse
+import gc
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+
+import numpy as np
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no accelerator probing
+
+LIBS = ("tracegrad", "autograd", "torch", "jax")
+PEERS = LIBS[1:]
+WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "cold")
+
+# The issue's targets: workload -> (peer, largest allowed tracegrad/peer ratio).
+RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0)}
+COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
+
+
+# ==========================================================================
+# inputs: the same NumPy arrays for every library
+
+def make_data(workload, seed=0):
+    """The inputs of ``workload`` as float64 NumPy arrays (labels int64)."""
+    rng = np.random.default_rng(seed)
+    if workload == "chain":
+        return {"x": rng.standard_normal(16)}
+    if workload == "mlp":
+        def init(fan_in, shape):
+            return rng.standard_normal(shape) / np.sqrt(fan_in)
+
+        return {
+            "params": (init(784, (784, 256)), np.zeros(256), init(256, (256, 10)), np.zeros(10)),
+            "x": rng.standard_normal((128, 784)),
+            "y": rng.integers(0, 10, 128),
+        }
+    if workload == "big":
+        return {"x": rng.standard_normal(1_000_000)}
+    if workload == "jac":
+        return {"W": rng.standard_normal((64, 64)) / 8.0, "x": rng.standard_normal(64)}
+    if workload == "hess":
+        return {"A": rng.standard_normal((32, 32)), "x": rng.standard_normal(32)}
+    raise ValueError(f"unknown workload {workload!r}; choose from {', '.join(WORKLOADS)}")
+
+
+# ==========================================================================
+# the workloads, written once against a NumPy-like namespace ``xp``
+
+def workload_spec(workload, xp, d, cross_entropy):
+    """``(function, argument, derivative kind)`` of ``workload``.
+
+    ``xp`` is the library's array namespace (``tracegrad.numpy``,
+    ``autograd.numpy``, ``jax.numpy`` or ``torch``), ``d`` the data already
+    converted to its array type, and ``cross_entropy(logits, labels)`` its
+    mean softmax cross-entropy.  The kind is "grad", "jac" or "hess".
+    """
+    if workload == "chain":
+        def chain(x):
+            for _ in range(50):
+                x = xp.sin(x) * 1.01 + 0.1 * x
+            return xp.sum(x)
+
+        return chain, d["x"], "grad"
+    if workload == "mlp":
+        x, y = d["x"], d["y"]
+
+        def loss(params):
+            W1, b1, W2, b2 = params
+            return cross_entropy(xp.tanh(x @ W1 + b1) @ W2 + b2, y)
+
+        return loss, d["params"], "grad"
+    if workload == "big":
+        return lambda x: xp.sum(xp.tanh(x) * xp.sin(x) + xp.exp(-x * x)), d["x"], "grad"
+    if workload == "jac":
+        W = d["W"]
+        return lambda x: xp.tanh(W @ x), d["x"], "jac"
+    if workload == "hess":
+        A = d["A"]
+        return lambda x: xp.sum(xp.tanh(x) ** 2) + x @ A @ x, d["x"], "hess"
+    raise ValueError(workload)
+
+
+def log_softmax_xent(xp, log_softmax):
+    """Mean over the batch of ``-log_softmax(logits)[i, labels[i]]``."""
+
+    def cross_entropy(logits, labels):
+        rows = np.arange(len(labels))
+        return -xp.mean(log_softmax(logits)[rows, labels])
+
+    return cross_entropy
+
+
+# ==========================================================================
+# one block per library: setup(workload, data) -> run()
+#
+# run() computes the workload's derivative in the library's own types;
+# to_numpy turns that into a flat list of float64 arrays (in the order
+# W1, b1, W2, b2 for the MLP) for the agreement check.
+
+def tracegrad_setup(workload, d):
+    import tracegrad as tg
+    import tracegrad.numpy as tnp
+
+    def log_softmax(z):
+        import tracegrad.nn as tnn
+
+        return tnn.log_softmax(z, axis=-1)
+
+    fn, arg, kind = workload_spec(workload, tnp, d, log_softmax_xent(tnp, log_softmax))
+    derivative = {"grad": tg.grad, "jac": tg.jacrev, "hess": tg.hessian}[kind](fn)
+    return lambda: derivative(arg)
+
+
+def autograd_setup(workload, d):
+    import autograd
+    import autograd.numpy as anp
+    from autograd.scipy.special import logsumexp
+
+    def log_softmax(z):
+        return z - logsumexp(z, axis=-1, keepdims=True)
+
+    fn, arg, kind = workload_spec(workload, anp, d, log_softmax_xent(anp, log_softmax))
+    transform = {"grad": autograd.grad, "jac": autograd.jacobian, "hess": autograd.hessian}
+    derivative = transform[kind](fn)
+    return lambda: derivative(arg)
+
+
+def jax_setup(workload, d):
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    d = jax.tree_util.tree_map(jnp.asarray, d)
+    xent = log_softmax_xent(jnp, lambda z: jax.nn.log_softmax(z, axis=-1))
+    fn, arg, kind = workload_spec(workload, jnp, d, xent)
+    derivative = {"grad": jax.grad, "jac": jax.jacrev, "hess": jax.hessian}[kind](fn)
+    return lambda: jax.block_until_ready(derivative(arg))  # JAX dispatches asynchronously
+
+
+def torch_setup(workload, d):
+    import torch
+    import torch.nn.functional as F
+
+    def tensor(a):
+        return torch.from_numpy(np.array(a))
+
+    d = {k: tuple(map(tensor, v)) if isinstance(v, tuple) else tensor(v) for k, v in d.items()}
+    fn, arg, kind = workload_spec(workload, torch, d, F.cross_entropy)
+    if kind == "jac":
+        return lambda: torch.autograd.functional.jacobian(fn, arg)
+    if kind == "hess":
+        return lambda: torch.autograd.functional.hessian(fn, arg)
+    leaves = list(arg) if isinstance(arg, tuple) else [arg]
+    for leaf in leaves:
+        leaf.requires_grad_(True)
+    return lambda: torch.autograd.grad(fn(arg), leaves)
+
+
+SETUPS = {
+    "tracegrad": tracegrad_setup,
+    "autograd": autograd_setup,
+    "torch": torch_setup,
+    "jax": jax_setup,
+}
+
+
+def to_numpy(result):
+    """Flatten a result (array, tensor or tuple of them) to float64 arrays."""
+    if isinstance(result, (tuple, list)):
+        return [a for r in result for a in to_numpy(r)]
+    if hasattr(result, "detach"):  # torch tensor
+        result = result.detach().numpy()
+    return [np.asarray(result, dtype=np.float64)]
+
+
+# ==========================================================================
+# environment
+
+def available_libs():
+    """The libraries of ``LIBS`` that import here (tracegrad must)."""
+    libs = []
+    for name in LIBS:
+        try:
+            __import__(name)
+        except ImportError as e:
+            if name == "tracegrad":
+                raise
+            print(f"# {name} not importable ({e}); its columns stay empty")
+            continue
+        libs.append(name)
+    return libs
+
+
+def _version(dist):
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def describe_environment(libs):
+    """Lines naming versions, thread counts, CPUs and load."""
+    versions = ", ".join(
+        f"{n} {_version(n)}" for n in ("numpy", "numba") + tuple(libs)
+    )
+    lines = [
+        f"python {platform.python_version()} on {platform.machine()} "
+        f"({platform.processor() or platform.system()}); {versions}",
+    ]
+    ncpu = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else ncpu
+    threads = [f"CPUs: {ncpu} ({usable} usable by this process)"]
+    if "torch" in libs:
+        import torch
+
+        threads.append(f"torch intra-op threads: {torch.get_num_threads()}")
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        threads.append("NumPy BLAS threads: unknown (install threadpoolctl)")
+    else:
+        for pool in threadpool_info():
+            lib = os.path.basename(pool.get("filepath", "?"))
+            threads.append(f"{pool['internal_api']} threads: {pool['num_threads']} ({lib})")
+    lines.append("; ".join(threads))
+    return lines
+
+
+def load_average():
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float("nan")
+
+
+def limit_threads(n):
+    """Cap torch's and the BLAS libraries' thread pools at ``n`` threads."""
+    try:
+        import torch
+
+        torch.set_num_threads(n)
+    except ImportError:
+        pass
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        print("# threadpoolctl not installed: BLAS thread count left as is")
+        return None
+    return threadpool_limits(limits=n)  # keep the returned object alive
+
+
+# ==========================================================================
+# timing
+
+def calibrate(fn, min_sample):
+    """Inner-loop count so that one sample of ``fn`` lasts >= ``min_sample`` s."""
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_sample:
+            return n
+        n = max(n + 1, int(n * 1.2 * min_sample / max(dt, 1e-9)))
+
+
+def time_round_robin(fns, rounds, min_sample, budget):
+    """Per-call times of each of ``fns`` (a dict), sampled in turns.
+
+    Returns ``{name: array of per-call seconds, one per round}``.  Each round
+    runs every function's inner loop once, rotating the starting function;
+    sampling stops early (after at least 5 rounds) once ``budget`` seconds
+    have been spent.
+    """
+    names = list(fns)
+    loops = {}
+    for name in names:
+        fns[name]()  # warm-up (first calls compile kernels, fill caches)
+        fns[name]()
+        loops[name] = calibrate(fns[name], min_sample)
+    samples = {name: [] for name in names}
+    start = time.perf_counter()
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            fn, n = fns[name], loops[name]
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples[name].append((time.perf_counter() - t0) / n)
+        if r >= 4 and time.perf_counter() - start > budget:
+            break
+    return {name: np.array(s) for name, s in samples.items()}
+
+
+def summarize(samples):
+    """``(median, iqr)`` of an array of times, or None when empty."""
+    if samples is None or len(samples) == 0:
+        return None
+    q25, q50, q75 = np.percentile(samples, [25, 50, 75])
+    return float(q50), float(q75 - q25)
+
+
+# ==========================================================================
+# the in-process workloads
+
+def check_agreement(workload, runs):
+    """Compare every peer's result with tracegrad's.
+
+    Raises RuntimeError naming the first library whose result differs.
+    """
+    reference = to_numpy(runs["tracegrad"]())
+    for name, run in runs.items():
+        if name == "tracegrad":
+            continue
+        got = to_numpy(run())
+        shapes_ok = [a.shape for a in got] == [a.shape for a in reference]
+        if not shapes_ok or not all(np.allclose(a, b) for a, b in zip(reference, got)):
+            detail = (
+                f"shapes {[a.shape for a in got]} vs {[a.shape for a in reference]}"
+                if not shapes_ok
+                else "max abs difference "
+                + f"{max(float(np.max(np.abs(a - b))) for a, b in zip(reference, got)):.3g}"
+            )
+            raise RuntimeError(f"{workload}: {name} disagrees with tracegrad ({detail})")
+
+
+def bench_workload(workload, libs, args):
+    """Time ``workload`` for each library; returns ``{lib: (median, iqr)}``."""
+    data = make_data(workload)
+    runs = {}
+    for name in libs:
+        try:
+            runs[name] = SETUPS[name](workload, data)
+            runs[name]()  # fail here, not in the timing loop
+        except Exception as e:  # noqa: BLE001 - report and go on without it
+            message = f"{workload}: {name} failed: {type(e).__name__}: {e}"
+            if name == "tracegrad":
+                raise RuntimeError(message) from e
+            print(f"# {message}")
+            runs.pop(name, None)
+    check_agreement(workload, runs)
+    samples = time_round_robin(runs, args.rounds, args.min_sample, args.budget)
+    return {name: summarize(s) for name, s in samples.items()}
+
+
+# ==========================================================================
+# cold start: a whole new process computing one gradient
+
+# Each snippet imports its library and computes the gradient of
+# sum(tanh(x * w + b)) with respect to (w, b) for an (8, 4) batch x,
+# then prints the gradient as JSON for the agreement check.
+_COLD_DATA = (
+    "x = np.linspace(-1.0, 1.0, 32).reshape(8, 4); "
+    "w = np.linspace(0.5, 1.5, 4); b = np.linspace(-0.2, 0.2, 4)"
+)
+COLD_SNIPPETS = {
+    "tracegrad": f"""
+import json, numpy as np, tracegrad as tg, tracegrad.numpy as tnp
+{_COLD_DATA}
+g = tg.grad(lambda w, b: tnp.sum(tnp.tanh(x * w + b)), argnums=(0, 1))(w, b)
+print(json.dumps([np.asarray(a).tolist() for a in g]))
+""",
+    "autograd": f"""
+import json, numpy as np, autograd, autograd.numpy as anp
+{_COLD_DATA}
+g = autograd.grad(lambda wb: anp.sum(anp.tanh(x * wb[0] + wb[1])))((w, b))
+print(json.dumps([np.asarray(a).tolist() for a in g]))
+""",
+    "torch": f"""
+import json, numpy as np, torch
+{_COLD_DATA}
+w, b = (torch.from_numpy(a).requires_grad_(True) for a in (w, b))
+torch.tanh(torch.from_numpy(x) * w + b).sum().backward()
+print(json.dumps([w.grad.tolist(), b.grad.tolist()]))
+""",
+    "jax": f"""
+import json, numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+{_COLD_DATA}
+g = jax.grad(lambda w, b: jnp.sum(jnp.tanh(x * w + b)), argnums=(0, 1))(w, b)
+print(json.dumps([np.asarray(a).tolist() for a in g]))
+""",
+}
+FLOOR_SNIPPET = "import numpy"
+
+
+def run_process(code, env):
+    """Wall-clock seconds of ``python -c code`` and its stdout."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        cwd=tempfile.gettempdir(),  # keep the repository root off sys.path
+        capture_output=True,
+        text=True,
+    )
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"process failed:\n{code}\n{proc.stderr[-2000:]}")
+    return dt, proc.stdout
+
+
+def bench_cold(libs, args):
+    """Process wall-clock times: ``{row: {lib: (median, iqr)}}`` plus the floor."""
+    runs = max(3, args.rounds // 3)
+    warm_dir = tempfile.mkdtemp(prefix="tracegrad-bench-warm-")
+    cold_root = tempfile.mkdtemp(prefix="tracegrad-bench-cold-")
+    base = dict(os.environ)
+    warm_env = dict(base, NUMBA_CACHE_DIR=warm_dir)
+    try:
+        # populate the warm cache, and check that every library agrees
+        reference = None
+        for name in libs:
+            _, out = run_process(COLD_SNIPPETS[name], warm_env)
+            got = [np.asarray(a) for a in json.loads(out.strip().splitlines()[-1])]
+            if reference is None:
+                reference = got
+            elif not all(np.allclose(a, b) for a, b in zip(reference, got)):
+                raise RuntimeError(f"cold: {name} disagrees with tracegrad")
+        samples = {("warm", n): [] for n in libs}
+        samples[("cold", "tracegrad")] = []
+        samples[("floor", "numpy")] = []
+        keys = list(samples)
+        for r in range(runs):
+            k = r % len(keys)
+            for cache, name in keys[k:] + keys[:k]:
+                if cache == "floor":
+                    env, code = base, FLOOR_SNIPPET
+                elif cache == "cold":
+                    fresh = tempfile.mkdtemp(dir=cold_root)
+                    env, code = dict(base, NUMBA_CACHE_DIR=fresh), COLD_SNIPPETS[name]
+                else:
+                    env, code = warm_env, COLD_SNIPPETS[name]
+                samples[(cache, name)].append(run_process(code, env)[0])
+    finally:
+        shutil.rmtree(warm_dir, ignore_errors=True)
+        shutil.rmtree(cold_root, ignore_errors=True)
+    warm = {n: summarize(samples[("warm", n)]) for n in libs}
+    cold = {"tracegrad": summarize(samples[("cold", "tracegrad")])}
+    return {"cold (warm cache)": warm, "cold (cold cache)": cold}, summarize(
+        samples[("floor", "numpy")]
+    )
+
+
+# ==========================================================================
+# the table
+
+def fmt_time(stat):
+    if stat is None:
+        return "-"
+    median, iqr = stat
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if median >= scale or unit == "us":
+            value = median / scale
+            digits = 3 - len(str(int(value))) if value < 100 else 0
+            return f"{value:.{max(digits, 0)}f} {unit} ±{100 * iqr / median:.0f}%"
+
+
+def ratio(results, peer):
+    tg, other = results.get("tracegrad"), results.get(peer)
+    if tg is None or other is None:
+        return None
+    return tg[0] / other[0]
+
+
+def target_verdict(row, results):
+    """``(target text, PASS/MISS/-)`` for a table row."""
+    workload = row.split()[0]
+    if row == "cold (warm cache)":
+        tg = results.get("tracegrad")
+        verdict = "-" if tg is None else ("PASS" if tg[0] < COLD_TARGET_S else "MISS")
+        return f"< {COLD_TARGET_S} s", verdict
+    if workload in RATIO_TARGETS and row == workload:
+        peer, limit = RATIO_TARGETS[workload]
+        r = ratio(results, peer)
+        verdict = "-" if r is None else ("PASS" if r <= limit else "MISS")
+        return f"<= {limit}x {peer}", verdict
+    return "", ""
+
+
+def table(rows, markdown):
+    """Render ``rows`` (``[(row name, {lib: (median, iqr)})]``) as text."""
+    header = (
+        ["workload"] + list(LIBS) + [f"tg/{p}" for p in PEERS] + ["target", "result"]
+    )
+    body = []
+    for row, results in rows:
+        if isinstance(results, str):  # a reason the row was not timed
+            body.append([row, results] + [""] * (len(header) - 2))
+            continue
+        ratios = [ratio(results, p) for p in PEERS]
+        body.append(
+            [row]
+            + [fmt_time(results.get(lib)) for lib in LIBS]
+            + ["-" if r is None else f"{r:.2f}" for r in ratios]
+            + list(target_verdict(row, results))
+        )
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in body]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    lines = [fmt.format(*header), fmt.format(*["-" * w for w in widths])]
+    lines += [fmt.format(*cells) for cells in body]
+    return "\n".join(lines)
+
+
+# ==========================================================================
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--workloads",
+        default=",".join(WORKLOADS),
+        help=f"comma-separated subset of {','.join(WORKLOADS)} (default: all)",
+    )
+    p.add_argument("--quick", action="store_true", help="few, short samples (smoke test)")
+    p.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    p.add_argument("--rounds", type=int, default=21, help="samples per library (default 21)")
+    p.add_argument(
+        "--min-sample", type=float, default=0.02, help="shortest sample, seconds (default 0.02)"
+    )
+    p.add_argument(
+        "--budget", type=float, default=60.0, help="seconds of sampling per workload (default 60)"
+    )
+    p.add_argument("--threads", type=int, help="cap torch and BLAS thread pools at N")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.rounds, args.min_sample, args.budget = 3, 0.002, 5.0
+    args.workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    unknown = sorted(set(args.workloads) - set(WORKLOADS))
+    if unknown:
+        p.error(f"unknown workload(s) {unknown}; choose from {','.join(WORKLOADS)}")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    load_start = load_average()
+    libs = available_libs()
+    _limits = limit_threads(args.threads) if args.threads else None  # noqa: F841
+    for line in describe_environment(libs):
+        print("#", line)
+    print(f"# 1-min load average at start: {load_start:.2f}")
+    rows, floor, failed = [], None, False
+    for workload in args.workloads:
+        print(f"# running {workload} ...", flush=True)
+        try:
+            if workload == "cold":
+                cold_rows, floor = bench_cold(libs, args)
+                rows += list(cold_rows.items())
+            else:
+                rows.append((workload, bench_workload(workload, libs, args)))
+        except RuntimeError as e:
+            print(f"# NOT TIMED: {e}")
+            reason = "results disagree" if "disagrees" in str(e) else "failed (see above)"
+            rows.append((workload, f"not timed: {reason}"))
+            failed = True
+    print(f"# 1-min load average at end: {load_average():.2f}")
+    mode = "quick smoke run, not for quoting" if args.quick else "medians ±IQR/median"
+    print(f"\n# float64, CPU; {mode}; JAX without jit")
+    print(table(rows, args.markdown))
+    if floor is not None:
+        print(f"\nfloor: `python -c \"import numpy\"` takes {fmt_time(floor)} (process wall clock)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
