@@ -1,0 +1,188 @@
+"""Indexing primitives: ``gather``, its transpose ``scatter_add``, and ``argsort``.
+
+Every gather-like operation of ``tracegrad.numpy`` (advanced indexing,
+``take``, ``take_along_axis``, ``sort``, ``repeat`` with per-element counts,
+the ``edge``/``reflect``/``symmetric``/``wrap`` modes of ``pad``) lowers to
+:func:`gather` along one axis with a concrete integer index array.  Its VJP is
+:func:`scatter_add`, which accumulates the cotangents of repeated indices, and
+the VJP of ``scatter_add`` is ``gather`` again, so derivatives of every order
+close over these two primitives.
+
+Index arrays are ordinary (integer) operands, never differentiated.  They must
+already be non-negative and in bounds: the ``tracegrad.numpy`` functions
+normalize and check them, with NumPy's error messages, before binding.
+"""
+import numpy as np
+
+from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, shape_of
+from .kernels import FLOAT_DTYPES, kernel
+
+__all__ = ["gather", "scatter_add", "argsort"]
+
+
+def _gather_shape(x_shape, idx_shape, axis):
+    return tuple(x_shape[:axis]) + tuple(idx_shape) + tuple(x_shape[axis + 1:])
+
+
+# --------------------------------------------------------------------------
+# gather
+gather_p = Primitive("gather")
+
+
+@gather_p.def_impl
+def _gather_impl(x, idx, *, axis):
+    """``np.take(x, idx, axis)``: NumPy's take is already a tight copy loop."""
+    return np.take(x, idx, axis=axis)
+
+
+@gather_p.def_abstract_eval
+def _gather_aval(x, idx, *, axis):
+    return ShapedArray(_gather_shape(x.shape, idx.shape, axis), x.dtype)
+
+
+defjvp(gather_p, lambda g, ans, x, idx, *, axis: gather(g, idx, axis), None)
+defvjp(
+    gather_p,
+    lambda ct, ans, x, idx, *, axis: scatter_add(ct, idx, axis, shape_of(x)[axis]),
+    None,
+)
+
+
+def gather(x, idx, axis):
+    """Select entries of ``x`` along ``axis`` at the integer positions ``idx``.
+
+    Parameters
+    ----------
+    x : array or tracer, shape ``(*pre, n, *post)``
+    idx : integer ndarray of any shape ``B``
+        Positions in ``[0, n)`` (already normalized: no negatives, no bounds
+        check is made here).
+    axis : int
+        Non-negative axis of ``x``.
+
+    Returns
+    -------
+    array or tracer, shape ``(*pre, *B, *post)``, dtype of ``x``
+        ``out[p, b, q] = x[p, idx[b], q]``.
+
+    Notes
+    -----
+    The VJP is :func:`scatter_add` with the same indices: a position selected
+    ``k`` times receives the sum of its ``k`` cotangents.
+    """
+    return gather_p.bind(x, np.asarray(idx, dtype=np.intp), axis=int(axis))
+
+
+# --------------------------------------------------------------------------
+# scatter_add
+scatter_add_p = Primitive("scatter_add")
+
+
+@kernel
+def _scatter_add_kernel(u, idx, out):
+    # out[p, idx[j], q] += u[p, j, q]; u (pre, m, post), out (pre, size, post)
+    pre, m, post = u.shape
+    if post == 1:  # a flat scatter: keep the inner loop free of the q loop
+        for p in range(pre):
+            for j in range(m):
+                out[p, idx[j], 0] += u[p, j, 0]
+        return
+    for p in range(pre):
+        for j in range(m):
+            r = idx[j]
+            for q in range(post):
+                out[p, r, q] += u[p, j, q]
+
+
+@scatter_add_p.def_impl
+def _scatter_add_impl(u, idx, *, axis, size):
+    """Accumulate ``u`` into zeros of the gathered-from shape.
+
+    Float inputs run the Numba kernel ``_scatter_add_kernel`` (one pass over
+    ``u``, repeated indices accumulate); it beats ``np.add.at`` by 10-70x and
+    ``np.bincount`` by 1.5-4x on 1e3-1e6 updates (see the kernel table in the
+    README).  Other dtypes (integer ``.at[].add``) use ``np.add.at``.
+    """
+    u = np.asarray(u)
+    idx = np.asarray(idx)
+    pre = shape_of(u)[:axis]
+    post = shape_of(u)[axis + idx.ndim:]
+    out_shape = tuple(pre) + (size,) + tuple(post)
+    if u.dtype in FLOAT_DTYPES:
+        npre = int(np.prod(pre, dtype=np.int64))
+        npost = int(np.prod(post, dtype=np.int64))
+        out = np.zeros((npre, size, npost), dtype=u.dtype)
+        _scatter_add_kernel(
+            np.ascontiguousarray(u).reshape(npre, idx.size, npost),
+            np.ascontiguousarray(idx, dtype=np.int64).reshape(-1),
+            out,
+        )
+        return out.reshape(out_shape)
+    out = np.zeros(out_shape, dtype=u.dtype)
+    u = u.reshape(tuple(pre) + (idx.size,) + tuple(post))
+    np.add.at(out, (slice(None),) * axis + (idx.reshape(-1),), u)
+    return out
+
+
+@scatter_add_p.def_abstract_eval
+def _scatter_add_aval(u, idx, *, axis, size):
+    shape = tuple(u.shape[:axis]) + (size,) + tuple(u.shape[axis + len(idx.shape):])
+    return ShapedArray(shape, u.dtype)
+
+
+defjvp(
+    scatter_add_p,
+    lambda g, ans, u, idx, *, axis, size: scatter_add(g, idx, axis, size),
+    None,
+)
+defvjp(scatter_add_p, lambda ct, ans, u, idx, *, axis, size: gather(ct, idx, axis), None)
+
+
+def scatter_add(u, idx, axis, size):
+    """Sum the slices of ``u`` into an array of zeros at positions ``idx``.
+
+    The transpose of :func:`gather`: with ``u`` of shape
+    ``(*pre, *idx.shape, *post)``, returns ``out`` of shape
+    ``(*pre, size, *post)`` with ``out[p, r, q] = sum over b with idx[b] == r
+    of u[p, b, q]``.  Repeated indices accumulate.
+
+    Parameters
+    ----------
+    u : array or tracer
+    idx : integer ndarray
+        Positions in ``[0, size)`` (not checked here).
+    axis : int
+        Non-negative axis of the result that ``idx`` indexes.
+    size : int
+        Length of that axis.
+    """
+    return scatter_add_p.bind(
+        u, np.asarray(idx, dtype=np.intp), axis=int(axis), size=int(size)
+    )
+
+
+# --------------------------------------------------------------------------
+# argsort (no derivative)
+argsort_p = Primitive("argsort")
+
+
+@argsort_p.def_impl
+def _argsort_impl(x, *, axis, kind):
+    return np.argsort(x, axis=axis, kind=kind)
+
+
+@argsort_p.def_abstract_eval
+def _argsort_aval(x, *, axis, kind):
+    return ShapedArray(x.shape, np.intp)
+
+
+def_nondifferentiable(argsort_p)
+
+
+def argsort(x, axis, kind=None):
+    """Indices that sort ``x`` along the non-negative ``axis`` (no derivative).
+
+    ``kind`` is NumPy's (``None``/"quicksort", "mergesort", "heapsort",
+    "stable"); "stable" keeps equal elements in their original order.
+    """
+    return argsort_p.bind(x, axis=int(axis), kind=kind)

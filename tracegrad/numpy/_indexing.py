@@ -1,0 +1,517 @@
+"""NumPy indexing for tracers (``x[idx]``) and functional updates (``x.at[idx]``).
+
+``getitem(x, idx)`` follows NumPy's indexing rules exactly:
+
+* *basic* indices (integers, slices with any step, ``None``, ``...``) lower
+  to the cheap structural primitives ``slice``, ``rev`` and ``reshape``;
+* *advanced* indices (integer arrays and lists, boolean masks, and integers
+  once any array is present) lower to one ``gather`` along a single merged
+  axis, whose VJP is a ``scatter_add`` that accumulates repeated indices.
+  The advanced dimensions go where NumPy puts them: in place of the first
+  advanced index when the advanced indices are adjacent (``None`` entries do
+  not break adjacency), otherwise first.
+
+Boolean masks are turned into integer positions from their concrete value
+(tracers carry values), so their result shapes are concrete too.
+
+``x.at[idx]`` returns an :class:`_IndexRef` whose methods ``set``, ``add``,
+``subtract``, ``multiply``, ``divide``, ``power``, ``min``, ``max`` and
+``get`` return a new array, as JAX's ``.at`` does; ``tnp.at(x)`` gives the
+same helper for plain arrays.  All are differentiable in both ``x`` and the
+update value.
+"""
+import operator
+
+import numpy as np
+
+from ..interpreters.core import Tracer, concrete_value
+from ..primitives import ops
+from ._core import arg
+
+__all__ = ["at"]
+
+_VALID = (
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+    "integer or boolean arrays are valid indices"
+)
+
+
+# --------------------------------------------------------------------------
+# parsing an index into entries
+
+
+class _Adv:
+    """An advanced index entry: a normalized integer array for one axis."""
+
+    __slots__ = ("idx",)
+
+    def __init__(self, idx):
+        self.idx = idx
+
+
+def _as_index_array(obj):
+    """An index given as array, list or tracer: an int or bool ndarray."""
+    a = np.asarray(concrete_value(obj)) if isinstance(obj, Tracer) else None
+    if a is None:
+        if isinstance(obj, (list, tuple)):
+            obj = [concrete_value(o) if isinstance(o, Tracer) else o for o in obj]
+        a = np.asarray(obj)
+        if a.size == 0 and a.dtype.kind == "f" and not isinstance(obj, np.ndarray):
+            a = a.astype(np.intp)  # x[[]] selects nothing, as in NumPy
+    if a.dtype.kind not in "iub":
+        raise IndexError(
+            f"arrays used as indices must be of integer (or boolean) type, got dtype "
+            f"{a.dtype}; {_VALID}. Cast the index with .astype(int)."
+        )
+    return a
+
+
+def _oob(i, axis, n):
+    return IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+
+
+def _normalize_array(a, axis, n):
+    """Check bounds of integer index array ``a`` for an axis of size ``n``; wrap negatives."""
+    a = a.astype(np.intp, copy=False)
+    if a.size:
+        lo, hi = int(a.min()), int(a.max())
+        if hi >= n:
+            raise _oob(hi, axis, n)
+        if lo < -n:
+            raise _oob(lo, axis, n)
+        if lo < 0:
+            a = np.where(a < 0, a + n, a)
+    return a
+
+
+def _expand(shape, idx):
+    """Parse ``idx`` against ``shape``.
+
+    Returns ``(entries, new_shape, adjacent)``: one entry per axis of ``new_shape`` or
+    ``None`` (a new axis).  ``new_shape`` is ``shape`` with the size-1 axes
+    that 0-d boolean indices add.  Axis entries are ``slice`` objects, Python
+    ints (basic integer indices) or :class:`_Adv`.  ``adjacent`` says whether
+    the advanced indices are consecutive items of ``idx``.
+    """
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    items = []  # (kind, value); kind in {"none", "ellipsis", "int", "slice", "array", "bool0"}
+    for it in idx:
+        if it is None:
+            items.append(("none", None))
+        elif it is Ellipsis:
+            items.append(("ellipsis", None))
+        elif isinstance(it, slice):
+            items.append(("slice", it))
+        elif isinstance(it, (bool, np.bool_)):
+            items.append(("bool0", bool(it)))
+        elif isinstance(it, (int, np.integer)):
+            items.append(("int", int(it)))
+        elif isinstance(it, (np.ndarray, list, tuple, Tracer)):
+            a = _as_index_array(it)
+            if a.dtype.kind == "b":
+                if a.ndim == 0:
+                    items.append(("bool0", bool(a)))
+                else:
+                    items.append(("mask", a))
+            elif a.ndim == 0:
+                items.append(("int", int(a)))
+            else:
+                items.append(("array", a))
+        elif hasattr(it, "__index__") and not isinstance(it, (float, complex)):
+            items.append(("int", operator.index(it)))
+        else:
+            raise IndexError(f"{_VALID}; got {type(it).__name__} {it!r}")
+    n_ell = sum(k == "ellipsis" for k, _ in items)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(v.ndim if k == "mask" else k in ("int", "slice", "array") for k, v in items)
+    if consumed > len(shape):
+        raise IndexError(
+            f"too many indices for array: array is {len(shape)}-dimensional, "
+            f"but {consumed} were indexed"
+        )
+    advanced = any(k in ("array", "mask", "bool0") for k, _ in items)
+    # NumPy places the advanced dimensions in place of the advanced indices
+    # only if those are consecutive items of the index (a None or an
+    # ellipsis between them, even one expanding to no axes, separates them)
+    pos = [i for i, (k, _) in enumerate(items) if k in ("array", "mask", "bool0", "int")]
+    adjacent = not advanced or pos == list(range(pos[0], pos[0] + len(pos)))
+    entries = []
+    new_shape = []
+    ax = 0  # next axis of `shape`
+
+    def take_axis(entry):
+        nonlocal ax
+        entries.append(entry)
+        new_shape.append(shape[ax])
+        ax += 1
+
+    for k, v in items:
+        if k == "none":
+            entries.append(None)
+        elif k == "ellipsis":
+            for _ in range(len(shape) - consumed):
+                take_axis(slice(None))
+        elif k == "slice":
+            take_axis(v)
+        elif k == "int":
+            n = shape[ax]
+            if not -n <= v < n:
+                raise _oob(v, ax, n)
+            v = v + n if v < 0 else v
+            take_axis(_Adv(np.asarray(v, np.intp)) if advanced else v)
+        elif k == "array":
+            take_axis(_Adv(_normalize_array(v, ax, shape[ax])))
+        elif k == "mask":
+            got = shape[ax:ax + v.ndim]
+            for d, (m, s) in enumerate(zip(v.shape, got)):
+                if m != s:
+                    raise IndexError(
+                        f"boolean index did not match indexed array along axis {ax + d}; "
+                        f"size of axis is {s} but size of corresponding boolean axis is {m}"
+                    )
+            for pos in np.nonzero(v):
+                take_axis(_Adv(pos.astype(np.intp)))
+        else:  # bool0: a new axis of size 1, indexed by [0] (True) or [] (False)
+            entries.append(_Adv(np.zeros(1 if v else 0, np.intp)))
+            new_shape.append(1)
+    for _ in range(len(shape) - ax):  # implicit trailing full slices
+        take_axis(slice(None))
+    return entries, tuple(new_shape), adjacent
+
+
+# --------------------------------------------------------------------------
+# getitem
+
+
+def _apply_slices(x, entries, shape):
+    """Apply the ``slice`` entries of ``entries`` (other axes kept whole)."""
+    starts, limits, strides, flips = [], [], [], []
+    axis = 0
+    for e in entries:
+        if e is None:
+            continue
+        n = shape[axis]
+        a, b, s = (e.indices(n) if isinstance(e, slice) else (0, n, 1))
+        count = len(range(a, b, s))
+        if s < 0:  # take the same elements with a positive stride, then flip
+            flips.append(axis)
+            a, b, s = (a + (count - 1) * s, a + 1, -s) if count else (0, 0, 1)
+        elif count == 0:
+            a, b, s = 0, 0, 1
+        else:
+            b = a + (count - 1) * s + 1
+        starts.append(a)
+        limits.append(b)
+        strides.append(s)
+        axis += 1
+    if (starts, limits, strides) != ([0] * len(shape), list(shape), [1] * len(shape)):
+        x = ops.slice(x, starts, limits, strides)
+    return ops.rev(x, flips)
+
+
+def getitem(x, idx):
+    """``x[idx]`` with NumPy's full indexing semantics; differentiable in ``x``.
+
+    Parameters
+    ----------
+    x : array or tracer
+    idx : int, slice, None, Ellipsis, integer or boolean array/list, or a tuple of these
+
+    Returns
+    -------
+    array or tracer
+        NumPy's result shape and values.  Basic indexing lowers to
+        ``slice``/``rev``/``reshape``; advanced indexing to one ``gather``.
+
+    Raises
+    ------
+    IndexError
+        Out-of-bounds integers or index arrays, too many indices, more than
+        one ellipsis, float indices, mismatched boolean masks.
+    """
+    shape = tuple(x.shape)
+    entries, shape1, adjacent = _expand(shape, idx)
+    if shape1 != shape:
+        x = ops.reshape(x, shape1)
+    axis_entries = [e for e in entries if e is not None]
+    adv_axes = [i for i, e in enumerate(axis_entries) if isinstance(e, _Adv)]
+    x = _apply_slices(x, entries, shape1)
+    if not adv_axes:
+        # basic indexing: integers were sliced to width 1; drop them, add Nones
+        out_shape = []
+        axis = 0
+        for e in entries:
+            if e is None:
+                out_shape.append(1)
+                continue
+            if not isinstance(e, int):
+                out_shape.append(x.shape[axis])
+            axis += 1
+        return ops.reshape(_take_ints(x, entries), tuple(out_shape))
+    return _advanced(x, entries, axis_entries, adv_axes, adjacent)
+
+
+def _take_ints(x, entries):
+    """Slice integer entries to width one (the reshape then drops those axes)."""
+    ints = [(i, e) for i, e in enumerate(e for e in entries if e is not None) if isinstance(e, int)]
+    if not ints:
+        return x
+    starts = [0] * x.ndim
+    limits = list(x.shape)
+    for axis, i in ints:
+        starts[axis], limits[axis] = i, i + 1
+    return ops.slice(x, starts, limits)
+
+
+def _advanced(x, entries, axis_entries, adv_axes, adjacent):
+    """Gather for advanced indices at ``adv_axes`` of the (already sliced) ``x``."""
+    arrays = np.broadcast_arrays(*[axis_entries[a].idx for a in adv_axes])
+    bshape = arrays[0].shape
+    xs = tuple(x.shape)
+    dims = [xs[a] for a in adv_axes]
+    lin = np.zeros(bshape, np.intp)
+    for arr, n in zip(arrays, dims):  # row-major linear index over the advanced axes
+        lin = lin * n + arr
+    kept = [n for i, n in enumerate(xs) if i not in adv_axes]  # sliced axes, in order
+    if adjacent:
+        first = adv_axes[0]
+    else:  # NumPy puts the advanced dimensions first
+        rest = [i for i in range(len(xs)) if i not in adv_axes]
+        x = ops.transpose(x, adv_axes + rest)
+        xs = tuple(xs[i] for i in adv_axes + rest)
+        first = 0
+    merged = xs[:first] + (int(np.prod(dims, dtype=np.int64)),) + xs[first + len(dims):]
+    out = ops.gather(ops.reshape(x, merged), lin, first)
+    # the data are in NumPy's order already, only the None axes are missing
+    out_shape = [] if adjacent else list(bshape)
+    kept = iter(kept)
+    placed = not adjacent
+    for e in entries:
+        if e is None:
+            out_shape.append(1)
+        elif not isinstance(e, _Adv):
+            out_shape.append(next(kept))
+        elif not placed:
+            out_shape.extend(bshape)
+            placed = True
+    return ops.reshape(out, tuple(out_shape))
+
+
+# --------------------------------------------------------------------------
+# functional updates: x.at[idx]
+
+
+def _concrete_index(idx):
+    """``idx`` with every tracer replaced by its concrete value."""
+    if isinstance(idx, Tracer):
+        return concrete_value(idx)
+    if isinstance(idx, tuple):
+        return tuple(_concrete_index(i) for i in idx)
+    if isinstance(idx, list):
+        return [_concrete_index(i) for i in idx]
+    return idx
+
+
+def _targets(x, idx):
+    """Flat positions of ``x`` that ``x[idx]`` selects, in the result's shape.
+
+    Indexing an ``arange`` with NumPy itself gives NumPy's exact semantics
+    and error messages for every index form.
+    """
+    shape = tuple(x.shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    idx = _concrete_index(idx)
+    if isinstance(idx, tuple) and any(isinstance(i, float) for i in idx) or isinstance(idx, float):
+        raise IndexError(f"{_VALID}; got a float in {idx!r}")
+    return np.arange(n, dtype=np.intp).reshape(shape)[idx], n
+
+
+def _groups(lin):
+    """Occurrence number of each entry of flat ``lin`` among equal entries, and
+    a mask of the last occurrences (``None``, ``None`` if all are unique)."""
+    m = lin.size
+    order = np.argsort(lin, kind="stable")
+    s = lin[order]
+    new = np.empty(m, bool)
+    new[:1] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    if new.all():
+        return None, None
+    starts = np.maximum.accumulate(np.where(new, np.arange(m), 0))
+    occ = np.empty(m, np.intp)
+    occ[order] = np.arange(m) - starts
+    last = np.empty(m, bool)
+    last[order] = np.append(new[1:], True)
+    return occ, last
+
+
+def _values(x, v, shape):
+    """Update values: cast to ``x``'s dtype, broadcast to ``shape``, flattened."""
+    v = arg(v)
+    vshape = tuple(np.shape(v))
+    while len(vshape) > len(shape) and vshape[0] == 1:  # NumPy drops leading 1s
+        vshape = vshape[1:]
+    try:
+        ok = np.broadcast_shapes(vshape, shape) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"shape mismatch: value array of shape {np.shape(v)} could not be "
+            f"broadcast to indexing result of shape {tuple(shape)}"
+        )
+    v = ops.convert_element_type(ops.reshape(v, vshape), x.dtype)
+    v = ops.broadcast_to(v, tuple(shape))
+    return ops.reshape(v, (int(np.prod(shape, dtype=np.int64)),))
+
+
+def _placed(v, lin, n):
+    """``v`` (flat) written at the unique flat positions ``lin`` of a length-``n`` vector."""
+    hit = np.zeros(n, bool)
+    hit[lin] = True
+    return ops.scatter_add(v, lin, 0, n), hit
+
+
+class _IndexRef:
+    """``x.at[idx]``: functional versions of ``x[idx] = ...`` and friends.
+
+    Every method returns a new array of ``x``'s shape and dtype (update values
+    are cast to ``x``'s dtype and broadcast to the shape of ``x[idx]``) and is
+    differentiable in both ``x`` and the values.  Index semantics (and
+    IndexErrors for out-of-bounds positions) are NumPy's, not JAX's clamping.
+    """
+
+    __slots__ = ("x", "idx")
+
+    def __init__(self, x, idx):
+        self.x = x
+        self.idx = idx
+
+    def get(self):
+        """``x[idx]``."""
+        return getitem(self.x, self.idx)
+
+    def set(self, values):
+        """``x`` with ``x[idx] = values``.
+
+        With repeated indices, the value that comes last in the row-major
+        order of ``x[idx]`` is written (what NumPy does in practice), and
+        only that value receives a derivative; the others get zero.  JAX
+        leaves the winner unspecified.
+        """
+        x = self.x
+        lin, n = _targets(x, self.idx)
+        v = _values(x, values, lin.shape)
+        lin = lin.reshape(-1)
+        _, last = _groups(lin)
+        if last is not None:
+            keep = np.nonzero(last)[0]
+            v, lin = ops.gather(v, keep, 0), lin[keep]
+        placed, hit = _placed(v, lin, n)
+        out = ops.select(hit, placed, ops.reshape(x, (n,)))
+        return ops.reshape(out, tuple(x.shape))
+
+    def add(self, values):
+        """``x`` with ``x[idx] += values``; repeated indices add up every value
+        (unlike NumPy's buffered ``x[idx] += v``, like ``np.add.at``)."""
+        x = self.x
+        lin, n = _targets(x, self.idx)
+        v = _values(x, values, lin.shape)
+        out = ops.add(ops.reshape(x, (n,)), ops.scatter_add(v, lin.reshape(-1), 0, n))
+        return ops.reshape(out, tuple(x.shape))
+
+    def subtract(self, values):
+        """``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
+        return self.add(ops.neg(arg(values)))
+
+    def _combine(self, values, op):
+        """Apply ``x[i] = op(x[i], v)`` for every update, in rounds of unique
+        indices (round ``k`` holds each position's ``k``-th update), so that
+        repeated indices compose: ``x * v1 * v2``, ``min(x, v1, v2)``."""
+        x = self.x
+        lin, n = _targets(x, self.idx)
+        v = _values(x, values, lin.shape)
+        lin = lin.reshape(-1)
+        occ, _ = _groups(lin)
+        rounds = [None] if occ is None else [np.nonzero(occ == k)[0] for k in range(occ.max() + 1)]
+        out = ops.reshape(x, (n,))
+        one = np.ones((), x.dtype)
+        for sel in rounds:
+            vk, lk = (v, lin) if sel is None else (ops.gather(v, sel, 0), lin[sel])
+            placed, hit = _placed(vk, lk, n)
+            # neutral filler off the targets keeps op's derivative finite there
+            out = ops.select(hit, op(out, ops.select(hit, placed, one)), out)
+        return ops.reshape(out, tuple(x.shape))
+
+    def multiply(self, values):
+        """``x`` with ``x[idx] *= values``; repeated indices multiply every value in."""
+        return self._combine(values, ops.mul)
+
+    mul = multiply
+
+    def divide(self, values):
+        """``x`` with ``x[idx] /= values``; repeated indices divide by every value."""
+        return self._combine(values, ops.div)
+
+    def power(self, values):
+        """``x`` with ``x[idx] **= values``; repeated indices apply in index order."""
+        return self._combine(values, ops.pow)
+
+    def min(self, values):
+        """``x`` with ``x[idx] = minimum(x[idx], values)`` over all updates
+        (ties split the derivative evenly, as ``minimum`` does)."""
+        return self._combine(values, ops.minimum)
+
+    def max(self, values):
+        """``x`` with ``x[idx] = maximum(x[idx], values)`` over all updates
+        (ties split the derivative evenly, as ``maximum`` does)."""
+        return self._combine(values, ops.maximum)
+
+    def __repr__(self):
+        return f"_IndexRef(shape={tuple(self.x.shape)}, idx={self.idx!r})"
+
+
+class _IndexUpdateHelper:
+    """The object behind ``x.at``: ``x.at[idx]`` gives an :class:`_IndexRef`."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, idx):
+        return _IndexRef(self.x, idx)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper(shape={tuple(self.x.shape)})"
+
+
+def at(x):
+    """JAX's ``x.at`` for any array: ``tnp.at(x)[idx].set(v)``.
+
+    Tracers have ``x.at[idx]`` directly; this helper gives the same
+    functional updates on plain NumPy arrays and nested lists.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    _IndexUpdateHelper
+        Index it (``[idx]``, any NumPy index) and call ``set``, ``add``,
+        ``subtract``, ``multiply``, ``divide``, ``power``, ``min``, ``max`` or
+        ``get`` to get a new array; ``x`` is never modified.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad.numpy as tnp
+    >>> tnp.at(np.zeros(3))[[0, 0, 2]].add(1.0)
+    array([2., 0., 1.])
+    """
+    x = arg(x)
+    if not hasattr(x, "shape"):
+        x = np.asarray(x)
+    return _IndexUpdateHelper(x)
