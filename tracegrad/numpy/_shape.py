@@ -52,15 +52,16 @@ def _no_out(name, out):
 
 
 def _concrete_ints(obj, what):
-    """A concrete integer ndarray from ints, sequences or (integer) tracers."""
+    """A concrete integer ndarray from numbers, sequences or tracers.
+
+    Floats are truncated toward zero, as NumPy's ``take`` and ``repeat`` do.
+    """
     if isinstance(obj, Tracer):
         obj = concrete_value(obj)
     elif isinstance(obj, (list, tuple)):
         obj = [concrete_value(o) if isinstance(o, Tracer) else o for o in obj]
     a = np.asarray(obj)
-    if a.size == 0 and a.dtype.kind == "f":
-        a = a.astype(np.intp)
-    if a.dtype.kind not in "iub":
+    if a.dtype.kind not in "iubf":
         raise TypeError(f"{what} must be integers, got dtype {a.dtype}: {obj!r}")
     return a.astype(np.intp)
 
@@ -882,7 +883,7 @@ def diag(v, k=0):
     n = v.shape[0]
     m = n + abs(k)
     if n == 0:
-        return ops.pad(v, [(0, m * m, 0)], 0)
+        return ops.reshape(ops.pad(v, [(0, m * m, 0)], 0), (m, m))
     start = k if k >= 0 else -k * m
     config = [(start, m * m - (start + (n - 1) * (m + 1) + 1), m)]
     return ops.reshape(ops.pad(v, config, 0), (m, m))
