@@ -17,6 +17,7 @@ lists every kernel it finds without an entry.
 """
 import argparse
 import importlib
+import math
 import os
 import pkgutil
 import sys
@@ -41,13 +42,115 @@ def batch_shape(n):
     return (n // cols, cols)
 
 
+def batch(n):
+    """A standard-normal (rows, columns) array of ``n`` elements."""
+    return normal(batch_shape(n))
+
+
+def rows(n):
+    """A standard-normal vector with one entry per row of ``batch(n)``."""
+    return normal(batch_shape(n)[0])
+
+
+# Reference NumPy formulas (the best NumPy expression for each result),
+# along axis 1 of a (rows, columns) array.
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def logsumexp(x):
+    m = x.max(axis=1, keepdims=True)
+    return (m + np.log(np.exp(x - m).sum(axis=1, keepdims=True)))[:, 0]
+
+
+def log_softmax(x):
+    return x - logsumexp(x)[:, None]
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def max_grad(ct, x, ans):
+    """The cotangent of a row max, split evenly among ties."""
+    ties = x == ans[:, None]
+    return ties * (ct / ties.sum(axis=1))[:, None]
+
+
+def max_tangent(t, x, ans):
+    """The tangent of a row max: the mean of ``t`` over the ties."""
+    ties = x == ans[:, None]
+    return (t * ties).sum(axis=1) / ties.sum(axis=1)
+
+
+def recurrence(a, b):
+    """``y[k] = a[k] * y[k-1] + b[k]`` down axis 0 (NumPy has no such scan)."""
+    out = np.empty_like(b)
+    out[0] = b[0]
+    for k in range(1, len(b)):
+        out[k] = a[k] * out[k - 1] + b[k]
+    return out
+
+
+def scatter_size(n):
+    return max(n // 4, 1)
+
+
+def scatter_inputs(n):
+    return [normal(n), _rng.integers(0, scatter_size(n), n)]
+
+
+erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf ufunc
+AXIS1 = lambda n: {"axes": (1,)}  # noqa: E731
+
+
+# Kernels with scratch buffers, flags or blocked (pre, n, post) layouts.
+
+def call_logsumexp(kernel, x):
+    out = np.empty(x.shape[0])
+    kernel(x, np.empty(x.shape[1]), out)
+    return out
+
+
+def call_max_grad(kernel, ct, x, ans):
+    out = np.empty(x.shape + (1,))
+    kernel(ct[:, None], x[:, :, None], ans[:, None], out, np.empty(1))
+    return out[:, :, 0]
+
+
+def call_max_tangent(kernel, t, x, ans):
+    out = np.empty((x.shape[0], 1))
+    kernel(t[:, :, None], x[:, :, None], ans[:, None], out, np.empty(1))
+    return out[:, 0]
+
+
+def call_recurrence(kernel, a, b):
+    out = np.empty((1,) + b.shape)
+    kernel(a[None], b[None], out, False)
+    return out[0]
+
+
+def call_cumsum(kernel, x):
+    out = np.empty((1,) + x.shape)
+    kernel(x[None], out, False, False)
+    return out[0]
+
+
+def call_scatter_add(kernel, u, idx):
+    out = np.zeros((1, scatter_size(u.size), 1))
+    kernel(u.reshape(1, -1, 1), idx, out)
+    return out.reshape(-1)
+
+
 @dataclass
 class Entry:
     """How to time one kernel-backed primitive.
 
     prim : name of the primitive in ``tracegrad.primitives.registry``
     computes : what it computes, for the table
-    inputs : ``n -> list of arrays`` with ``n`` elements in all (the first input)
+    inputs : ``n -> list of arrays``, the largest with ``n`` elements
     numpy : the best NumPy expression, ``(*inputs) -> array``
     params : ``n -> dict`` of the primitive's static parameters
     call : ``(kernel, *inputs) -> array``; the default allocates an output
@@ -65,7 +168,28 @@ class Entry:
 # module.function of the kernel -> Entry (one line each)
 KERNELS = {
     "elementwise._tanh_grad_kernel": Entry("tanh_grad", "g * (1 - y**2)", lambda n: [normal(n), np.tanh(normal(n))], lambda g, y: g * (1.0 - y * y)),
-    "structural._sum_rows_kernel": Entry("sum_to_shape", "column sums of a (rows, cols) array", lambda n: [normal(batch_shape(n))], lambda x: x.sum(axis=0), params=lambda n: {"shape": batch_shape(n)[1:]}),
+    "_vecmath_kernels.exp_kernel": Entry("exp", "e**x, vectorized polynomial", lambda n: [normal(n)], np.exp),
+    "_vecmath_kernels.sin_kernel": Entry("sin", "sin(x), vectorized polynomial", lambda n: [normal(n)], np.sin),
+    "_vecmath_kernels.cos_kernel": Entry("cos", "cos(x), vectorized polynomial", lambda n: [normal(n)], np.cos),
+    "_vecmath_kernels.tanh_kernel": Entry("tanh", "tanh(x), vectorized polynomial", lambda n: [normal(n)], np.tanh),
+    "structural._sum_rows_kernel": Entry("sum_to_shape", "column sums (bias cotangent)", lambda n: [batch(n)], lambda x: x.sum(axis=0), params=lambda n: {"shape": batch_shape(n)[1:]}),
+    "nn._sigmoid_kernel": Entry("sigmoid", "1 / (1 + exp(-x))", lambda n: [normal(n)], sigmoid),
+    "nn._sigmoid_grad_kernel": Entry("sigmoid_grad", "g * s * (1 - s)", lambda n: [normal(n), sigmoid(normal(n))], lambda g, s: g * s * (1.0 - s)),
+    "nn._softplus_kernel": Entry("softplus", "log(1 + exp(x))", lambda n: [normal(n)], lambda x: np.logaddexp(x, 0.0)),
+    "nn._softplus_grad_kernel": Entry("softplus_grad", "g * sigmoid(x)", lambda n: [normal(n), normal(n)], lambda g, x: g * sigmoid(x)),
+    "nn._erf_kernel": Entry("erf", "erf(x) (NumPy: vectorized math.erf)", lambda n: [normal(n)], erf),
+    "nn._softmax_kernel": Entry("softmax", "softmax along rows", lambda n: [batch(n)], softmax, AXIS1),
+    "nn._softmax_grad_kernel": Entry("softmax_grad", "y * (g - sum(g * y))", lambda n: [batch(n), softmax(batch(n))], lambda g, y: y * (g - (g * y).sum(axis=1, keepdims=True)), AXIS1),
+    "nn._log_softmax_kernel": Entry("log_softmax", "x - logsumexp(x) along rows", lambda n: [batch(n)], log_softmax, AXIS1),
+    "nn._log_softmax_vjp_kernel": Entry("log_softmax_vjp", "c - exp(y) * sum(c)", lambda n: [batch(n), log_softmax(batch(n))], lambda c, y: c - np.exp(y) * c.sum(axis=1, keepdims=True), AXIS1),
+    "nn._log_softmax_jvp_kernel": Entry("log_softmax_jvp", "t - sum(exp(y) * t)", lambda n: [batch(n), log_softmax(batch(n))], lambda t, y: t - (np.exp(y) * t).sum(axis=1, keepdims=True), AXIS1),
+    "nn._logsumexp_kernel": Entry("logsumexp", "log(sum(exp(x))) along rows", lambda n: [batch(n)], logsumexp, AXIS1, call_logsumexp),
+    "nn._logsumexp_grad_kernel": Entry("logsumexp_grad", "c * exp(x - l)", lambda n: [rows(n), batch(n), logsumexp(batch(n))], lambda c, x, l: c[:, None] * np.exp(x - l[:, None]), AXIS1),
+    "reductions._extremum_grad_kernel": Entry("extremum_grad", "row-max cotangent, ties split", lambda n: [rows(n), (x := batch(n)), x.max(axis=1)], max_grad, AXIS1, call_max_grad),
+    "reductions._extremum_tangent_kernel": Entry("extremum_tangent", "row-max tangent, mean over ties", lambda n: [batch(n), (x := batch(n)), x.max(axis=1)], max_tangent, AXIS1, call_max_tangent),
+    "reductions._recurrence_kernel": Entry("linear_recurrence", "y[k] = a[k] y[k-1] + b[k] down axis 0", lambda n: [batch(n), batch(n)], recurrence, lambda n: {"axis": 0, "reverse": False}, call_recurrence),
+    "reductions._scan_kernel": Entry("cumsum", "cumsum down axis 0", lambda n: [batch(n)], lambda x: np.cumsum(x, axis=0), lambda n: {"axis": 0, "reverse": False}, call_cumsum),
+    "indexing._scatter_add_kernel": Entry("scatter_add", "bincount: out[idx[j]] += u[j], n/4 bins", scatter_inputs, lambda u, idx: np.bincount(idx, u, scatter_size(u.size)), lambda n: {"axis": 0, "size": scatter_size(n)}, call_scatter_add),
 }
 
 
@@ -113,14 +237,27 @@ def numpy_impl_entries():
 
     for prim, (computes, arity, ufunc, loop) in NUMPY_IMPLS.items():
         compiled = numba.njit(nogil=True, error_model="numpy")(loop)
-        entry = Entry(prim, computes, lambda n, k=arity: [normal(n) for _ in range(k)], ufunc)
-        yield f"(this script).{loop.__name__}", entry, compiled
+        entry = Entry(
+            prim, f"{computes}; kernel = a plain Numba loop", lambda n, k=arity: [normal(n) for _ in range(k)], ufunc
+        )
+        yield f"(one loop) {loop.__name__}", entry, compiled
 
 
 # ==========================================================================
 
+def _pyfunc(kernel):
+    """The Python function behind a tracegrad Kernel or a Numba dispatcher."""
+    return getattr(kernel, "pyfunc", None) or kernel.py_func
+
+
 def find_kernels():
-    """``{"module.function": Kernel}`` for every kernel in tracegrad.primitives."""
+    """``{"module.function": kernel}`` for every kernel in tracegrad.primitives.
+
+    A kernel is a :class:`tracegrad.primitives.kernels.Kernel`, or a Numba
+    dispatcher that is not an inlined helper (``inline="always"``).
+    """
+    from numba.core.registry import CPUDispatcher
+
     import tracegrad.primitives as prims
     from tracegrad.primitives.kernels import Kernel
 
@@ -128,34 +265,44 @@ def find_kernels():
     for info in pkgutil.iter_modules(prims.__path__):
         module = importlib.import_module(f"{prims.__name__}.{info.name}")
         for attr, value in vars(module).items():
-            if isinstance(value, Kernel) and value.pyfunc.__module__ == module.__name__:
+            is_kernel = isinstance(value, Kernel) or (
+                isinstance(value, CPUDispatcher)
+                and value.targetoptions.get("inline") != "always"
+            )
+            if is_kernel and _pyfunc(value).__module__ == module.__name__:
                 found[f"{info.name}.{attr}"] = value
     return found
 
 
-class CallCounter:
-    """Stands in for a kernel's dispatcher and counts calls (for "impl uses")."""
+def kernels_called(fn):
+    """Names of the Python functions of the Numba kernels that ``fn()`` calls.
 
-    def __init__(self, dispatcher):
-        self.dispatcher, self.calls = dispatcher, 0
+    Spies on every call into a compiled Numba function from Python (tracegrad
+    Kernels call one too); calls between Numba functions are not seen, and
+    do not need to be.
+    """
+    from numba.core.registry import CPUDispatcher
 
-    def __call__(self, *args):
-        self.calls += 1
-        return self.dispatcher(*args)
+    called = []
+    original = CPUDispatcher.__call__
+    had_own = "__call__" in CPUDispatcher.__dict__
 
+    def spy(self, *args, **kwargs):
+        called.append(self.py_func.__name__)
+        return original(self, *args, **kwargs)
 
-def impl_uses_kernel(kernel, impl):
-    """Whether calling ``impl()`` calls ``kernel`` (a tracegrad Kernel)."""
-    counter = CallCounter(kernel.compiled)
-    kernel._jit = counter
+    CPUDispatcher.__call__ = spy
     try:
-        impl()
+        fn()
     finally:
-        kernel._jit = counter.dispatcher
-    return counter.calls > 0
+        if had_own:
+            CPUDispatcher.__call__ = original
+        else:
+            del CPUDispatcher.__call__
+    return sorted(set(called))
 
 
-def measure(entry, kernel, n, args, is_tracegrad_kernel):
+def measure(entry, kernel, n, args):
     """One table row: ``(NumPy stat, kernel stat, impl stat, impl uses)``."""
     from tracegrad.primitives import registry
 
@@ -175,10 +322,7 @@ def measure(entry, kernel, n, args, is_tracegrad_kernel):
     for name, got in (("kernel", run_kernel()), ("impl", run_impl())):
         if not np.allclose(got, expected):
             raise AssertionError(f"{entry.prim} at n={n}: the {name} disagrees with NumPy")
-    if is_tracegrad_kernel:
-        uses = "kernel" if impl_uses_kernel(kernel, run_impl) else "NumPy"
-    else:
-        uses = "NumPy"
+    uses = ", ".join(f"`{k}`" for k in kernels_called(run_impl)) or "NumPy"
     times = time_round_robin(
         {"numpy": lambda: entry.numpy(*inputs), "kernel": run_kernel, "impl": run_impl},
         args.rounds,
@@ -199,6 +343,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=15, help="samples per variant (default 15)")
     p.add_argument("--min-sample", type=float, default=0.01, help="shortest sample, seconds")
     p.add_argument("--budget", type=float, default=10.0, help="seconds of sampling per row")
+    p.add_argument("--only", help="comma-separated substrings: time only the kernels whose name has one")
     args = p.parse_args(argv)
     if args.quick:
         args.rounds, args.min_sample, args.budget = 3, 0.001, 1.0
@@ -206,27 +351,36 @@ def main(argv=None):
     kernels = find_kernels()
     missing = sorted(set(kernels) - set(KERNELS))
     stale = sorted(set(KERNELS) - set(kernels))
-    jobs = [(name, KERNELS[name], kernels[name], True) for name in sorted(kernels) if name in KERNELS]
-    jobs += [(name, entry, loop, False) for name, entry, loop in numpy_impl_entries()]
+    jobs = [(name, KERNELS[name], kernels[name]) for name in sorted(kernels) if name in KERNELS]
+    jobs += list(numpy_impl_entries())
+    if args.only:
+        wanted = args.only.split(",")
+        jobs = [job for job in jobs if any(w in job[0] for w in wanted)]
 
-    print("| primitive | computes | n | NumPy (µs) | Numba kernel (µs) | kernel/NumPy | impl (µs) | impl uses |")
+    print("| primitive | computes | n | NumPy (µs) | kernel (µs) | kernel/NumPy | impl (µs) | impl uses |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, entry, kernel, ours in jobs:
+    errors = 0
+    for name, entry, kernel in jobs:
         for n in SIZES:
-            t_np, t_k, t_impl, uses = measure(entry, kernel, n, args, ours)
+            try:
+                t_np, t_k, t_impl, uses = measure(entry, kernel, n, args)
+            except Exception as e:  # noqa: BLE001 - one broken entry must not hide the rest
+                print(f"| `{entry.prim}` | {name} | {n:,} | error: {type(e).__name__}: {e} |||||")
+                errors += 1
+                continue
             print(
-                f"| `{entry.prim}` | {entry.computes} | {n:.0e} | {fmt_us(t_np)} | {fmt_us(t_k)} "
+                f"| `{entry.prim}` | {entry.computes} | {n:,} | {fmt_us(t_np)} | {fmt_us(t_k)} "
                 f"| {t_k[0] / t_np[0]:.2f} | {fmt_us(t_impl)} | {uses} |",
                 flush=True,
             )
-    print("\nmedians; n = elements of the first input; float64; kernel times include "
-          "allocating the output.  Rows below the tracegrad kernels use a one-loop "
-          "Numba kernel written in this script.")
+    print("\nmedians; n = elements of the largest input; float64; kernel times include "
+          "allocating the output; \"a plain Numba loop\" rows time a one-loop kernel "
+          "written in this script, to compare with NumPy and with the impl.")
     if missing:
         print(f"\nkernels without an entry in KERNELS (add one line each): {', '.join(missing)}")
     if stale:
         print(f"\nentries in KERNELS with no such kernel: {', '.join(stale)}")
-    return 1 if missing or stale else 0
+    return 1 if missing or stale or errors else 0
 
 
 if __name__ == "__main__":
