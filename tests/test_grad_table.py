@@ -1,0 +1,804 @@
+"""One table, one row per public differentiable function, checked by ``check_grads``.
+
+Each row is written once as ``call(ns, *args)`` against a namespace ``ns``:
+``TNP`` (``tracegrad.numpy`` with ``ns.linalg`` and ``ns.nn``) gives the
+function under test, ``NP`` (NumPy, ``numpy.linalg`` and NumPy reference
+formulas for ``nn``) gives the reference values.  Namespaces resolve names
+when called, so a function that does not exist yet fails its own rows (with
+a message naming it) instead of breaking collection.
+
+Checks run over the table:
+
+* ``check_grads(order=2, modes=("fwd", "rev"))`` in float64 (binary
+  elementwise ops also on the broadcasting pairs (3,1)x(1,4), ()x(2,3),
+  (1,)x(2,3), (2,3)x());
+* the same on non-contiguous (transposed and strided) views, first order;
+* float32 inputs, first order, looser tolerance, outputs stay float32;
+* values (and dtypes) against NumPy.
+
+Domains keep every input away from non-differentiable points (``log`` on
+x > 0, ``arccosh`` on x > 1, ``max`` without ties, ``abs`` away from 0, ...).
+
+``test_registry.py`` and ``test_numpy_protocol.py`` load this module to run
+their own checks over the same rows.
+"""
+import importlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+import pytest
+
+import tracegrad as tg
+from tracegrad.test_util import check_grads
+from tracegrad.tree_util import tree_leaves, tree_map
+
+
+# --------------------------------------------------------------------------
+# namespaces
+
+
+class _Lazy:
+    """Attributes of module ``modname``, looked up when used."""
+
+    def __init__(self, modname, **children):
+        self._modname = modname
+        self._children = children
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in self._children:
+            return self._children[name]
+        try:
+            mod = importlib.import_module(self._modname)
+        except ImportError as e:
+            pytest.fail(f"{self._modname} cannot be imported (not built yet?): {e}")
+        fn = getattr(mod, name, None)
+        if fn is None:
+            pytest.fail(f"{self._modname}.{name} does not exist (not built yet?)")
+        return fn
+
+
+def _np_logsumexp(x, axis=None, keepdims=False):
+    m = np.max(x, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+class _NumpyNN:
+    """NumPy reference formulas of ``tracegrad.nn`` (stable forms)."""
+
+    sigmoid = staticmethod(lambda x: np.exp(-np.logaddexp(0.0, -x)))
+    relu = staticmethod(lambda x: np.maximum(x, 0.0))
+    silu = swish = staticmethod(lambda x: x * np.exp(-np.logaddexp(0.0, -x)))
+    relu6 = staticmethod(lambda x: np.minimum(np.maximum(x, 0.0), 6.0))
+
+    @staticmethod
+    def gelu(x, approximate=True):
+        if approximate:
+            return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+        return 0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))
+
+    @staticmethod
+    def elu(x, alpha=1.0):
+        return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0)))
+
+    @staticmethod
+    def leaky_relu(x, negative_slope=0.01):
+        return np.where(x > 0, x, negative_slope * x)
+    softplus = staticmethod(lambda x: np.logaddexp(x, 0.0))
+    log_sigmoid = staticmethod(lambda x: -np.logaddexp(0.0, -x))
+    logsumexp = staticmethod(_np_logsumexp)
+
+    @staticmethod
+    def softmax(x, axis=-1):
+        return np.exp(x - _np_logsumexp(x, axis=axis, keepdims=True))
+
+    @staticmethod
+    def log_softmax(x, axis=-1):
+        return x - _np_logsumexp(x, axis=axis, keepdims=True)
+
+
+TNP = _Lazy(
+    "tracegrad.numpy",
+    linalg=_Lazy("tracegrad.numpy.linalg"),
+    nn=_Lazy("tracegrad.nn"),
+)
+
+
+class _NP:
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    linalg = np.linalg
+    nn = _NumpyNN
+
+
+NP = _NP()
+
+
+class _NumpyAtIndex:
+    def __init__(self, x, idx):
+        self.x, self.idx = np.array(x), idx
+
+    def set(self, v):
+        self.x[self.idx] = v
+        return self.x
+
+    def add(self, v):
+        np.add.at(self.x, self.idx, v)
+        return self.x
+
+
+def at(x):
+    """``x.at`` for tracers; the NumPy equivalent for plain arrays.
+
+    ``check_grads`` evaluates the function on plain ndarrays for its finite
+    differences, and ndarrays have no ``.at``.
+    """
+    if isinstance(x, np.ndarray):
+        return type("_At", (), {"__getitem__": lambda self, idx: _NumpyAtIndex(x, idx)})()
+    return x.at
+
+
+# --------------------------------------------------------------------------
+# domains: (rng, shape) -> float64 array away from non-differentiable points
+
+
+def normal(rng, shape):
+    return rng.standard_normal(shape)
+
+
+def wide(rng, shape):
+    return 3.0 * rng.standard_normal(shape)
+
+
+def pos(rng, shape):
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def unit(rng, shape):
+    return rng.uniform(-0.8, 0.8, shape)
+
+
+def gt1(rng, shape):
+    return rng.uniform(1.2, 3.0, shape)
+
+
+def nonzero(rng, shape):
+    return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 2.0, shape)
+
+
+def exponent(rng, shape):
+    return rng.uniform(-1.5, 2.5, shape)
+
+
+def frac(rng, shape):
+    # integer + (0.15 .. 0.35): away from floor/ceil jumps (integers) and
+    # from round's jumps (half-integers)
+    return rng.integers(-2, 3, shape) + rng.uniform(0.15, 0.35, shape)
+
+
+def distinct(rng, shape):
+    # values at least 0.15 apart: no ties for max/min/sort along any axis
+    n = int(np.prod(shape, dtype=np.int64))
+    v = (rng.permutation(n) - n / 2) * 0.25 + rng.uniform(-0.05, 0.05, n)
+    return v.reshape(shape)
+
+
+def distinct_abs(rng, shape):
+    # magnitudes at least 0.15 apart and >= 0.25, random signs
+    n = int(np.prod(shape, dtype=np.int64))
+    mags = 0.3 + 0.25 * rng.permutation(n) + rng.uniform(-0.05, 0.05, n)
+    return (mags * rng.choice([-1.0, 1.0], n)).reshape(shape)
+
+
+def sep_lo(rng, shape):
+    # k + 0.25 (+-0.05) against sep_hi's k + 0.75: never closer than 0.4
+    return rng.integers(-2, 3, shape) + rng.uniform(0.2, 0.3, shape)
+
+
+def sep_hi(rng, shape):
+    return rng.integers(-2, 3, shape) + rng.uniform(0.7, 0.8, shape)
+
+
+def mod_x(rng, shape):
+    # odd integer +-0.3 against mod_y ~ 2: x / y stays >= 0.1 from integers
+    return 2 * rng.integers(-2, 2, shape) + 1 + rng.uniform(-0.3, 0.3, shape)
+
+
+def mod_y(rng, shape):
+    return rng.uniform(1.95, 2.05, shape)
+
+
+def clip_x(rng, shape):
+    # outside below, inside, outside above: never within 0.2 of the bounds
+    pieces = [rng.uniform(-2.0, -1.4, shape), rng.uniform(-0.6, 0.6, shape),
+              rng.uniform(1.4, 2.0, shape)]
+    return np.choose(rng.integers(0, 3, shape), pieces)
+
+
+def wellcond(rng, shape):
+    n = shape[-1]
+    return 3.0 * np.eye(n) + 0.3 * rng.standard_normal(shape)
+
+
+def spd(rng, shape):
+    m = rng.standard_normal(shape)
+    return m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def sym_distinct(rng, shape):
+    # symmetric with well separated eigenvalues 1, 2.5, 4, ...
+    n = shape[-1]
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    return q @ np.diag(1.0 + 1.5 * np.arange(n)) @ q.T
+
+
+def A(*specs):
+    """Argument generator from ``(domain, shape)`` pairs."""
+
+    def make(rng):
+        return tuple(np.asarray(dom(rng, shape), dtype=np.float64) for dom, shape in specs)
+
+    make.specs = specs
+    return make
+
+
+# --------------------------------------------------------------------------
+# the table
+
+
+@dataclass
+class Row:
+    name: str  # the public function this row covers ("sum", "linalg.norm", ...)
+    variant: str
+    call: Callable  # call(ns, *args)
+    args: Callable  # rng -> tuple of float64 arrays
+    tol: Optional[float] = None  # check_grads atol = rtol in float64 (None: default)
+    tol32: float = 5e-2
+    eps32: Optional[float] = None
+    extra: bool = True  # also run the non-contiguous variant
+    same_dtype: bool = True  # float32 inputs give float32 outputs
+    numpy_dispatch: bool = True  # the NumPy spelling also runs on tracers
+    ref: Optional[Callable] = field(default=None)
+
+    @property
+    def id(self):
+        return f"{self.name}-{self.variant}" if self.variant else self.name
+
+    def fn(self, *args):
+        return self.call(TNP, *args)
+
+    def reference(self, *args):
+        return self.call(NP, *args)
+
+    def make_args(self, seed=0):
+        return self.args(np.random.default_rng(seed))
+
+
+TABLE = []
+
+
+def row(name, variant, call, args, **opts):
+    TABLE.append(Row(name, variant, call, args, **opts))
+
+
+S = (2, 3)
+
+UNARY = [
+    ("negative", normal), ("abs", nonzero), ("absolute", nonzero), ("sign", nonzero),
+    ("exp", normal), ("exp2", normal), ("expm1", normal), ("log", pos), ("log2", pos),
+    ("log10", pos), ("log1p", pos), ("sqrt", pos), ("cbrt", nonzero), ("square", normal),
+    ("reciprocal", nonzero), ("sin", normal), ("cos", normal), ("tan", unit),
+    ("arcsin", unit), ("arccos", unit), ("arctan", normal), ("sinh", normal),
+    ("cosh", normal), ("tanh", normal), ("arcsinh", normal), ("arccosh", gt1),
+    ("arctanh", unit), ("floor", frac), ("ceil", frac), ("round", frac),
+]
+for _name, _dom in UNARY:
+    row(_name, "", lambda ns, x, _n=_name: getattr(ns, _n)(x), A((_dom, S)))
+    row(_name, "0d", lambda ns, x, _n=_name: getattr(ns, _n)(x), A((_dom, ())), extra=False)
+
+BINARY = [
+    ("add", normal, normal), ("subtract", normal, normal), ("multiply", normal, normal),
+    ("divide", normal, nonzero), ("true_divide", normal, nonzero),
+    ("power", pos, exponent), ("maximum", sep_lo, sep_hi), ("minimum", sep_hi, sep_lo),
+    ("arctan2", nonzero, nonzero), ("hypot", nonzero, nonzero), ("mod", mod_x, mod_y),
+    ("logaddexp", wide, wide),
+]
+BROADCAST_PAIRS = [((2, 3), (2, 3)), ((3, 1), (1, 4)), ((), (2, 3)), ((1,), (2, 3)),
+                   ((2, 3), ())]
+for _name, _dx, _dy in BINARY:
+    for _sx, _sy in BROADCAST_PAIRS:
+        row(_name, "" if _sx == _sy else f"{_sx}x{_sy}",
+            lambda ns, x, y, _n=_name: getattr(ns, _n)(x, y), A((_dx, _sx), (_dy, _sy)),
+            extra=_sx == _sy)
+row("maximum", "mixed-order", lambda ns, x, y: ns.maximum(x, y), A((sep_hi, S), (sep_lo, S)))
+
+# Python-scalar operands and operators
+row("power", "int-exponent-negative-base", lambda ns, x: ns.power(x, 3), A((normal, S)))
+row("power", "float-exponent-negative-base", lambda ns, x: ns.power(x, 3.0), A((normal, S)))
+row("power", "sqrt-exponent", lambda ns, x: ns.power(x, 0.5), A((pos, S)))
+row("power", "scalar-base", lambda ns, y: ns.power(2.0, y), A((normal, S)))
+row("power", "operator", lambda ns, x, y: x ** y + x ** 2 + 2.0 ** y, A((pos, S), (normal, S)))
+row("multiply", "python-scalar", lambda ns, x: ns.multiply(x, 2.5) + ns.add(1.5, x), A((normal, S)))
+row("operators", "", lambda ns, x, y: (x + y) * (x - y) / (2.5 - y) + (-x) ** 2 + abs(x) - 3.0 / y,
+    A((nonzero, S), (sep_lo, S)))
+
+# selection and clipping
+_COND = np.array([[True, False, True], [False, False, True]])
+row("where", "", lambda ns, x, y: ns.where(_COND, x, y), A((normal, S), (normal, S)))
+row("where", "broadcast", lambda ns, x, y: ns.where(_COND, x, y), A((normal, (3,)), (normal, ())))
+row("where", "traced-condition", lambda ns, x: ns.where(x > 0, x * 2.0, -x), A((nonzero, S)))
+row("clip", "constant-bounds", lambda ns, x: ns.clip(x, -1.0, 1.0), A((clip_x, S)))
+row("clip", "traced-bounds", lambda ns, x, lo, hi: ns.clip(x, lo, hi),
+    A((clip_x, S), (lambda r, s: r.uniform(-1.1, -0.9, s), S),
+      (lambda r, s: r.uniform(0.9, 1.1, s), S)))
+row("clip", "broadcast-bounds", lambda ns, x, lo, hi: ns.clip(x, lo, hi),
+    A((clip_x, S), (lambda r, s: r.uniform(-1.1, -0.9, s), ()),
+      (lambda r, s: r.uniform(0.9, 1.1, s), (3,))))
+row("clip", "upper-only", lambda ns, x: ns.clip(x, None, 1.0), A((clip_x, S)))
+
+# reductions
+S3 = (2, 3, 4)
+for _variant, _kw in [("", {}), ("axis=0", {"axis": 0}), ("axis=-1", {"axis": -1}),
+                      ("axis=(0,2)", {"axis": (0, 2)}), ("keepdims", {"axis": 1, "keepdims": True})]:
+    row("sum", _variant, lambda ns, x, _kw=_kw: ns.sum(x, **_kw), A((normal, S3)))
+    row("mean", _variant, lambda ns, x, _kw=_kw: ns.mean(x, **_kw), A((normal, S3)))
+    row("max", _variant, lambda ns, x, _kw=_kw: ns.max(x, **_kw), A((distinct, S3)))
+    row("min", _variant, lambda ns, x, _kw=_kw: ns.min(x, **_kw), A((distinct, S3)))
+    row("var", _variant, lambda ns, x, _kw=_kw: ns.var(x, **_kw), A((normal, S3)))
+    row("std", _variant, lambda ns, x, _kw=_kw: ns.std(x, **_kw), A((normal, S3)))
+    row("prod", _variant, lambda ns, x, _kw=_kw: ns.prod(x, **_kw), A((nonzero, S3)))
+row("amax", "axis=1", lambda ns, x: ns.amax(x, axis=1), A((distinct, S)))
+row("amin", "axis=1", lambda ns, x: ns.amin(x, axis=1), A((distinct, S)))
+row("var", "ddof=1", lambda ns, x: ns.var(x, axis=0, ddof=1), A((normal, (4, 3))))
+row("std", "ddof=1", lambda ns, x: ns.std(x, ddof=1), A((normal, S)))
+row("std", "ddof=1-axis=1-keepdims", lambda ns, x: ns.std(x, axis=1, ddof=1, keepdims=True),
+    A((normal, (3, 4))))
+_ZERO1 = np.array([[1.5, 0.0, -2.0], [0.7, 1.2, -0.4]])
+_ZERO2 = np.array([[1.5, 0.0, 0.0], [0.7, 0.0, -0.4]])
+
+
+def _zeroed(x, mask):
+    """``x`` with zeros where ``mask`` is 0 (the dtype of ``x`` kept)."""
+    return x * mask.astype(x.dtype)
+
+
+row("prod", "one-zero", lambda ns, x: ns.prod(_zeroed(x, _ZERO1)), A((nonzero, S)))
+row("prod", "two-zeros-axis=1", lambda ns, x: ns.prod(_zeroed(x + 1.0, _ZERO2), axis=1),
+    A((nonzero, S)))
+row("prod", "one-zero-axis=0", lambda ns, x: ns.prod(_zeroed(x, _ZERO1), axis=0), A((nonzero, S)))
+for _variant, _kw in [("", {}), ("axis=0", {"axis": 0}), ("axis=-1", {"axis": -1})]:
+    row("cumsum", _variant, lambda ns, x, _kw=_kw: ns.cumsum(x, **_kw), A((normal, S)))
+    row("cumprod", _variant, lambda ns, x, _kw=_kw: ns.cumprod(x, **_kw), A((nonzero, S)))
+row("cumprod", "with-zeros", lambda ns, x: ns.cumprod(_zeroed(x + 1.0, _ZERO2), axis=1),
+    A((nonzero, S)))
+
+# shape functions
+row("reshape", "", lambda ns, x: ns.reshape(x, (3, 2)), A((normal, S)))
+row("reshape", "minus-one", lambda ns, x: ns.reshape(x, (-1,)), A((normal, S3)))
+row("reshape", "method", lambda ns, x: x.reshape(4, -1), A((normal, S3)))
+row("ravel", "", lambda ns, x: ns.ravel(x), A((normal, S3)))
+row("transpose", "", lambda ns, x: ns.transpose(x), A((normal, S3)))
+row("transpose", "axes", lambda ns, x: ns.transpose(x, (1, 0, 2)), A((normal, S3)))
+row("transpose", "T", lambda ns, x: x.T, A((normal, S)))
+row("swapaxes", "", lambda ns, x: ns.swapaxes(x, 0, 2), A((normal, S3)))
+row("moveaxis", "", lambda ns, x: ns.moveaxis(x, 0, -1), A((normal, S3)))
+row("expand_dims", "", lambda ns, x: ns.expand_dims(x, 1), A((normal, S)))
+row("expand_dims", "tuple", lambda ns, x: ns.expand_dims(x, (0, -1)), A((normal, S)))
+row("squeeze", "", lambda ns, x: ns.squeeze(x), A((normal, (1, 3, 1))))
+row("squeeze", "axis", lambda ns, x: ns.squeeze(x, axis=2), A((normal, (1, 3, 1))))
+row("broadcast_to", "", lambda ns, x: ns.broadcast_to(x, (2, 3)), A((normal, (3,))))
+row("broadcast_to", "stretch", lambda ns, x: ns.broadcast_to(x, (2, 2, 3)), A((normal, (2, 1, 3))))
+row("concatenate", "", lambda ns, x, y: ns.concatenate([x, y]), A((normal, S), (normal, (1, 3))))
+row("concatenate", "axis=-1", lambda ns, x, y: ns.concatenate((x, y, x), axis=-1),
+    A((normal, S), (normal, (2, 1))))
+row("stack", "", lambda ns, x, y: ns.stack([x, y]), A((normal, S), (normal, S)))
+row("stack", "axis=-1", lambda ns, x, y: ns.stack([x, y, x], axis=-1), A((normal, S), (normal, S)))
+row("hstack", "", lambda ns, x, y: ns.hstack([x, y]), A((normal, S), (normal, (2, 2))))
+row("hstack", "1d", lambda ns, x, y: ns.hstack([x, y]), A((normal, (3,)), (normal, (2,))))
+row("vstack", "", lambda ns, x, y: ns.vstack([x, y]), A((normal, S), (normal, (1, 3))))
+row("vstack", "1d", lambda ns, x, y: ns.vstack([x, y]), A((normal, (3,)), (normal, (3,))))
+row("split", "sections", lambda ns, x: ns.split(x, 2, axis=1), A((normal, (2, 4))))
+row("split", "indices", lambda ns, x: ns.split(x, [1, 3]), A((normal, (4, 2))))
+row("tile", "", lambda ns, x: ns.tile(x, 2), A((normal, (3,))))
+row("tile", "2d", lambda ns, x: ns.tile(x, (2, 1, 2)), A((normal, S)))
+row("repeat", "", lambda ns, x: ns.repeat(x, 2), A((normal, S)))
+row("repeat", "axis", lambda ns, x: ns.repeat(x, [1, 0, 3], axis=1), A((normal, S)))
+row("flip", "", lambda ns, x: ns.flip(x), A((normal, S)))
+row("flip", "axis", lambda ns, x: ns.flip(x, axis=1), A((normal, S3)))
+row("roll", "", lambda ns, x: ns.roll(x, 2), A((normal, S)))
+row("roll", "axes", lambda ns, x: ns.roll(x, (1, -1), axis=(0, 1)), A((normal, S)))
+row("pad", "", lambda ns, x: ns.pad(x, ((1, 0), (2, 1))), A((normal, S)))
+row("pad", "int", lambda ns, x: ns.pad(x, 1), A((normal, (3,))))
+row("diag", "1d", lambda ns, x: ns.diag(x), A((normal, (3,))))
+row("diag", "1d-k", lambda ns, x: ns.diag(x, k=1), A((normal, (3,))))
+row("diag", "2d", lambda ns, x: ns.diag(x, k=-1), A((normal, (3, 3))))
+row("diagonal", "", lambda ns, x: ns.diagonal(x), A((normal, (3, 4))))
+row("diagonal", "offset-axes", lambda ns, x: ns.diagonal(x, offset=1, axis1=0, axis2=2), A((normal, S3)))
+row("trace", "", lambda ns, x: ns.trace(x), A((normal, (3, 3))))
+row("trace", "offset", lambda ns, x: ns.trace(x, offset=1), A((normal, (3, 4))))
+row("triu", "", lambda ns, x: ns.triu(x), A((normal, (3, 3))))
+row("triu", "k", lambda ns, x: ns.triu(x, k=1), A((normal, (3, 4))))
+row("tril", "", lambda ns, x: ns.tril(x), A((normal, (3, 3))))
+row("tril", "k", lambda ns, x: ns.tril(x, k=-1), A((normal, (4, 3))))
+row("take", "", lambda ns, x: ns.take(x, [2, 0, 2, 5]), A((normal, S)))
+row("take", "axis", lambda ns, x: ns.take(x, [[0, 1], [1, 1]], axis=1), A((normal, S)))
+row("sort", "", lambda ns, x: ns.sort(x), A((distinct, S)))
+row("sort", "axis=0", lambda ns, x: ns.sort(x, axis=0), A((distinct, S)))
+row("sort", "axis=None", lambda ns, x: ns.sort(x, axis=None), A((distinct, S)))
+row("outer", "", lambda ns, x, y: ns.outer(x, y), A((normal, (3,)), (normal, (4,))))
+
+# indexing
+_MASK = np.array([[True, False, True], [False, True, True]])
+for _variant, _idx in [
+    ("int", 1), ("negative-int", -1), ("slice", (slice(None), slice(1, 3))),
+    ("strided-reversed", (slice(None, None, 2), slice(None, None, -1))),
+    ("none-ellipsis", (None, Ellipsis, 0)),
+    ("repeated-int-array", [0, 0, 1, 0]),
+    ("int-array-pair", ([0, 1, 1], [2, 2, 0])),
+    ("mixed", (slice(1, None), [0, 2, 2])),
+    ("bool-mask", _MASK),
+    ("row-mask", np.array([True, False])),
+]:
+    row("getitem", _variant, lambda ns, x, _i=_idx: x[_i], A((normal, S)))
+row("at.set", "", lambda ns, x, v: at(x)[0, 1:].set(v), A((normal, S), (normal, (2,))))
+row("at.set", "int-array", lambda ns, x, v: at(x)[[0, 2]].set(v), A((normal, (4,)), (normal, ())))
+row("at.add", "", lambda ns, x, v: at(x)[:, 1].add(v), A((normal, S), (normal, (2,))))
+row("at.add", "repeated-indices", lambda ns, x, v: at(x)[[0, 2, 0, 0]].add(v),
+    A((normal, (4,)), (normal, (4,))))
+
+# creation with traced values
+row("array", "scalars", lambda ns, a, b: ns.array([a, b, a]), A((normal, ()), (normal, ())))
+row("array", "nested", lambda ns, a, b: ns.array([[a, b], [b, a]]), A((normal, (2,)), (normal, (2,))))
+row("asarray", "", lambda ns, a: ns.asarray([a, a * 2.0]), A((normal, (3,))))
+row("full", "", lambda ns, v: ns.full((2, 3), v), A((normal, ())))
+row("full_like", "", lambda ns, x, v: ns.full_like(x, v) * x, A((normal, S), (normal, ())))
+row("linspace", "", lambda ns, a, b: ns.linspace(a, b, 5), A((normal, ()), (normal, ())))
+
+# linear algebra
+row("dot", "vv", lambda ns, x, y: ns.dot(x, y), A((normal, (3,)), (normal, (3,))))
+row("dot", "mv", lambda ns, x, y: ns.dot(x, y), A((normal, S), (normal, (3,))))
+row("dot", "vm", lambda ns, x, y: ns.dot(x, y), A((normal, (2,)), (normal, S)))
+row("dot", "mm", lambda ns, x, y: ns.dot(x, y), A((normal, S), (normal, (3, 2))))
+row("dot", "scalar", lambda ns, x, y: ns.dot(x, y), A((normal, ()), (normal, S)))
+row("matmul", "", lambda ns, x, y: ns.matmul(x, y), A((normal, S), (normal, (3, 4))))
+row("matmul", "batched", lambda ns, x, y: ns.matmul(x, y), A((normal, (2, 2, 3)), (normal, (3, 2))))
+row("matmul", "broadcast-batch", lambda ns, x, y: ns.matmul(x, y),
+    A((normal, (1, 2, 3)), (normal, (2, 3, 2))))
+row("matmul", "vm", lambda ns, x, y: ns.matmul(x, y), A((normal, (3,)), (normal, (3, 2))))
+row("matmul", "mv", lambda ns, x, y: ns.matmul(x, y), A((normal, S), (normal, (3,))))
+row("matmul", "vv", lambda ns, x, y: ns.matmul(x, y), A((normal, (3,)), (normal, (3,))))
+row("matmul", "operator", lambda ns, x, y: x @ y, A((normal, S), (normal, (3, 2))))
+row("tensordot", "axes=1", lambda ns, x, y: ns.tensordot(x, y, axes=1), A((normal, S), (normal, (3, 4))))
+row("tensordot", "axes=2", lambda ns, x, y: ns.tensordot(x, y), A((normal, S3), (normal, (3, 4))))
+row("tensordot", "axes-lists", lambda ns, x, y: ns.tensordot(x, y, axes=([1, 0], [0, 1])),
+    A((normal, S), (normal, (3, 2))))
+row("tensordot", "axes=0", lambda ns, x, y: ns.tensordot(x, y, axes=0), A((normal, (2,)), (normal, (3,))))
+for _variant, _spec, _shapes in [
+    ("matmul", "ij,jk->ik", [S, (3, 4)]), ("inner", "i,i->", [(3,), (3,)]),
+    ("sum-axis", "ij->j", [S]), ("batched", "bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+    ("trace", "ii->", [(3, 3)]), ("implicit", "ij,jk", [S, (3, 2)]),
+    ("transpose", "ij->ji", [S]), ("outer", "i,j->ij", [(2,), (3,)]),
+    ("three-operands", "ij,jk,k->i", [S, (3, 2), (2,)]),
+]:
+    row("einsum", _variant, lambda ns, *xs, _s=_spec: ns.einsum(_s, *xs),
+        A(*[(normal, s) for s in _shapes]))
+
+row("linalg.norm", "", lambda ns, x: ns.linalg.norm(x), A((normal, (4,))))
+row("linalg.norm", "ord=1", lambda ns, x: ns.linalg.norm(x, ord=1), A((nonzero, (4,))))
+row("linalg.norm", "ord=inf", lambda ns, x: ns.linalg.norm(x, ord=np.inf), A((distinct_abs, (4,))))
+row("linalg.norm", "ord=3", lambda ns, x: ns.linalg.norm(x, ord=3), A((nonzero, (4,))))
+row("linalg.norm", "matrix", lambda ns, x: ns.linalg.norm(x), A((normal, S)))
+row("linalg.norm", "fro", lambda ns, x: ns.linalg.norm(x, "fro"), A((normal, S)))
+row("linalg.norm", "matrix-ord=1", lambda ns, x: ns.linalg.norm(x, 1), A((nonzero, (3, 3))))
+row("linalg.norm", "matrix-ord=inf", lambda ns, x: ns.linalg.norm(x, np.inf), A((nonzero, (3, 3))))
+row("linalg.norm", "axis", lambda ns, x: ns.linalg.norm(x, axis=1), A((normal, S)))
+row("linalg.norm", "axis-keepdims", lambda ns, x: ns.linalg.norm(x, axis=0, keepdims=True),
+    A((normal, S)))
+row("linalg.inv", "", lambda ns, a: ns.linalg.inv(a), A((wellcond, (3, 3))))
+row("linalg.inv", "batched", lambda ns, a: ns.linalg.inv(a), A((wellcond, (2, 3, 3))))
+row("linalg.solve", "vector", lambda ns, a, b: ns.linalg.solve(a, b), A((wellcond, (3, 3)), (normal, (3,))))
+row("linalg.solve", "matrix", lambda ns, a, b: ns.linalg.solve(a, b),
+    A((wellcond, (3, 3)), (normal, (3, 2))))
+row("linalg.det", "", lambda ns, a: ns.linalg.det(a), A((normal, (3, 3))))
+row("linalg.det", "batched", lambda ns, a: ns.linalg.det(a), A((wellcond, (2, 3, 3))))
+row("linalg.slogdet", "", lambda ns, a: ns.linalg.slogdet(a)[1], A((normal, (3, 3))))
+row("linalg.slogdet", "batched", lambda ns, a: ns.linalg.slogdet(a)[1], A((wellcond, (2, 3, 3))))
+row("linalg.cholesky", "", lambda ns, a: ns.linalg.cholesky(0.5 * (a + a.T)), A((spd, (3, 3))))
+row("linalg.eigh", "eigenvalues",
+    lambda ns, a: ns.linalg.eigh(0.5 * (a + a.T))[0], A((sym_distinct, (3, 3))))
+row("linalg.eigh", "eigenvectors",
+    # eigenvectors up to sign: fix the sign of each column's first entry
+    lambda ns, a: (lambda w, v: v * ns.sign(v[:1, :]))(*ns.linalg.eigh(0.5 * (a + a.T))),
+    A((sym_distinct, (3, 3))), tol=1e-4)
+
+# tracegrad.nn
+row("nn.sigmoid", "", lambda ns, x: ns.nn.sigmoid(x), A((wide, S)))
+row("nn.relu", "", lambda ns, x: ns.nn.relu(x), A((nonzero, S)))
+row("nn.softplus", "", lambda ns, x: ns.nn.softplus(x), A((wide, S)))
+row("nn.log_sigmoid", "", lambda ns, x: ns.nn.log_sigmoid(x), A((wide, S)))
+row("nn.softmax", "", lambda ns, x: ns.nn.softmax(x), A((wide, S)))
+row("nn.softmax", "axis=0", lambda ns, x: ns.nn.softmax(x, axis=0), A((wide, S)))
+row("nn.log_softmax", "", lambda ns, x: ns.nn.log_softmax(x), A((wide, S)))
+row("nn.log_softmax", "axis=0", lambda ns, x: ns.nn.log_softmax(x, axis=0), A((wide, S)))
+row("nn.logsumexp", "", lambda ns, x: ns.nn.logsumexp(x), A((wide, S)))
+row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
+row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
+    A((wide, S)))
+
+# public functions beyond the issue's list (they reach primitives nothing else uses)
+row("nn.silu", "", lambda ns, x: ns.nn.silu(x), A((wide, S)))
+row("nn.swish", "", lambda ns, x: ns.nn.swish(x), A((wide, S)))
+row("nn.gelu", "", lambda ns, x: ns.nn.gelu(x), A((wide, S)))
+row("nn.gelu", "exact", lambda ns, x: ns.nn.gelu(x, approximate=False), A((wide, S)),
+    numpy_dispatch=False)
+row("nn.elu", "", lambda ns, x: ns.nn.elu(x, alpha=0.7), A((nonzero, S)))
+row("nn.leaky_relu", "", lambda ns, x: ns.nn.leaky_relu(x, 0.1), A((nonzero, S)))
+row("nn.relu6", "", lambda ns, x: ns.nn.relu6(x),
+    A((lambda r, s: np.choose(r.integers(0, 3, s), [r.uniform(-2, -0.3, s), r.uniform(0.3, 5.7, s),
+                                                    r.uniform(6.3, 8, s)]), S)))
+row("linalg.svd", "values", lambda ns, a: ns.linalg.svd(a, compute_uv=False), A((normal, (3, 2))))
+row("linalg.svd", "vectors",
+    # singular vectors up to sign: fix the sign of each column of u
+    lambda ns, a: (lambda u, s, vh: (u * ns.sign(u[:1, :]), s, vh * ns.sign(u[:1, :]).T))(
+        *ns.linalg.svd(a, full_matrices=False)),
+    A((normal, (3, 2))), tol=1e-4)
+row("linalg.svdvals", "", lambda ns, a: ns.linalg.svdvals(a), A((normal, (2, 3))))
+row("linalg.norm", "matrix-ord=2", lambda ns, x: ns.linalg.norm(x, 2), A((normal, (3, 2))))
+row("linalg.norm", "nuc", lambda ns, x: ns.linalg.norm(x, "nuc"), A((normal, (3, 2))))
+row("linalg.eigvalsh", "", lambda ns, a: ns.linalg.eigvalsh(0.5 * (a + a.T)), A((sym_distinct, (3, 3))))
+row("linalg.matrix_power", "", lambda ns, a: ns.linalg.matrix_power(a, 3), A((normal, (3, 3))))
+row("linalg.matrix_power", "negative", lambda ns, a: ns.linalg.matrix_power(a, -2),
+    A((wellcond, (3, 3))))
+row("linalg.multi_dot", "", lambda ns, a, b, c: ns.linalg.multi_dot([a, b, c]),
+    A((normal, S), (normal, (3, 4)), (normal, (4,))))
+row("linalg.vector_norm", "", lambda ns, x: ns.linalg.vector_norm(x, axis=1, ord=3),
+    A((nonzero, S)))
+row("linalg.matrix_norm", "", lambda ns, x: ns.linalg.matrix_norm(x), A((normal, (2, 3, 3))))
+row("vecdot", "", lambda ns, x, y: ns.vecdot(x, y), A((normal, S), (normal, (3,))))
+row("matvec", "", lambda ns, x, y: ns.matvec(x, y), A((normal, S), (normal, (3,))))
+row("vecmat", "", lambda ns, x, y: ns.vecmat(x, y), A((normal, (2,)), (normal, S)))
+row("inner", "", lambda ns, x, y: ns.inner(x, y), A((normal, S), (normal, (4, 3))))
+row("vdot", "", lambda ns, x, y: ns.vdot(x, y), A((normal, S), (normal, S)))
+row("average", "weights", lambda ns, x, w: ns.average(x, axis=1, weights=w),
+    A((normal, S), (pos, (3,))))
+row("ptp", "", lambda ns, x: ns.ptp(x, axis=0), A((distinct, S)))
+row("cumulative_sum", "", lambda ns, x: ns.cumulative_sum(x, axis=1, include_initial=True),
+    A((normal, S)))
+row("cumulative_prod", "", lambda ns, x: ns.cumulative_prod(x, axis=0), A((nonzero, S)))
+row("take_along_axis", "", lambda ns, x: ns.take_along_axis(x, np.array([[2, 0], [1, 1]]), axis=1),
+    A((normal, S)))
+row("append", "", lambda ns, x, y: ns.append(x, y, axis=0), A((normal, S), (normal, (1, 3))))
+row("array_split", "", lambda ns, x: ns.array_split(x, 2, axis=1), A((normal, S)))
+row("column_stack", "", lambda ns, x, y: ns.column_stack([x, y]), A((normal, (3,)), (normal, (3, 2))))
+row("dstack", "", lambda ns, x, y: ns.dstack([x, y]), A((normal, S), (normal, S)))
+row("broadcast_arrays", "", lambda ns, x, y: ns.broadcast_arrays(x, y), A((normal, (3, 1)), (normal, (4,))))
+row("astype", "float32-to-float64", lambda ns, x: ns.astype(x, np.float64) * 2.0,
+    lambda rng: (rng.standard_normal(S).astype(np.float32),), same_dtype=False)
+row("multiply", "float32-times-float64", lambda ns, x, y: x * y,
+    lambda rng: (rng.standard_normal(S).astype(np.float32), rng.standard_normal((3,))),
+    same_dtype=False)
+
+IDS = [r.id for r in TABLE]
+assert len(set(IDS)) == len(IDS), "duplicate row ids"
+
+
+# --------------------------------------------------------------------------
+# helpers
+
+
+def cast(tree, dtype):
+    return tree_map(lambda a: np.asarray(a).astype(dtype), tree)
+
+
+def _transposed_view(a):
+    # same values, axes reversed in memory: a non-contiguous view
+    return np.ascontiguousarray(np.transpose(a)).transpose()
+
+
+def _strided_view(a):
+    # same values, every other element of a buffer twice as long along the
+    # first axis of length > 1
+    axis = next(i for i, n in enumerate(a.shape) if n > 1)
+    shape = list(a.shape)
+    shape[axis] *= 2
+    base = np.zeros(shape, a.dtype)
+    idx = (slice(None),) * axis + (slice(None, None, 2),)
+    base[idx] = a
+    return base[idx]
+
+
+def noncontiguous(args):
+    """Same values, as views that are not C-contiguous.
+
+    Arrays of rank >= 2 become transposed views (every other one: strided
+    views), others strided views; arrays of one element are kept.
+    """
+    out = []
+    for k, a in enumerate(args):
+        v = a
+        if a.size > 1:
+            if a.ndim >= 2 and k % 2 == 0:
+                v = _transposed_view(a)
+            if v.flags.c_contiguous:
+                v = _strided_view(a)
+            assert not v.flags.c_contiguous
+        np.testing.assert_array_equal(v, a)
+        out.append(v)
+    return tuple(out)
+
+
+def _has_noncontiguous_variant(r):
+    return r.extra and any(np.size(a) > 1 for a in r.make_args())
+
+
+# --------------------------------------------------------------------------
+# the checks
+
+
+@pytest.mark.parametrize("r", TABLE, ids=IDS)
+def test_check_grads_float64(r):
+    args = r.make_args()
+    check_grads(r.fn, args, order=2, modes=("fwd", "rev"), atol=r.tol, rtol=r.tol)
+
+
+NONCONTIG = [r for r in TABLE if _has_noncontiguous_variant(r)]
+
+
+@pytest.mark.parametrize("r", NONCONTIG, ids=[r.id for r in NONCONTIG])
+def test_check_grads_noncontiguous(r):
+    args = noncontiguous(r.make_args())
+    assert any(not a.flags.c_contiguous for a in args)
+    np.testing.assert_allclose(
+        np.concatenate([np.ravel(v) for v in tree_leaves(r.fn(*args))]),
+        np.concatenate([np.ravel(v) for v in tree_leaves(r.reference(*r.make_args()))]),
+        rtol=1e-10, atol=1e-12,
+    )
+    check_grads(r.fn, args, order=1, modes=("fwd", "rev"), atol=r.tol, rtol=r.tol)
+
+
+@pytest.mark.parametrize("r", TABLE, ids=IDS)
+def test_check_grads_float32(r):
+    args = cast(r.make_args(), np.float32)
+    out = r.fn(*args)
+    for leaf in tree_leaves(out):
+        assert np.asarray(leaf).dtype == np.float32 or not r.same_dtype, (
+            f"{r.id}: float32 inputs gave a {np.asarray(leaf).dtype} output"
+        )
+    _, vjp_fun = tg.vjp(r.fn, *args)
+    for g, a in zip(vjp_fun(tree_map(np.ones_like, out)), args):
+        assert g.dtype == np.float32 and g.shape == a.shape
+    check_grads(r.fn, args, order=1, modes=("fwd", "rev"), atol=r.tol32, rtol=r.tol32,
+                eps=r.eps32)
+
+
+@pytest.mark.parametrize("r", TABLE, ids=IDS)
+def test_values_match_numpy(r):
+    args = r.make_args()
+    got = tree_leaves(r.fn(*args))
+    want = tree_leaves(r.reference(*args))
+    assert len(got) == len(want), f"{r.id}: {len(got)} outputs, NumPy gives {len(want)}"
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape, f"{r.id}: shape {g.shape}, NumPy gives {w.shape}"
+        assert g.dtype == w.dtype, f"{r.id}: dtype {g.dtype}, NumPy gives {w.dtype}"
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12, err_msg=r.id)
+
+
+# --------------------------------------------------------------------------
+# completeness: every name of the issue exists, every differentiable one has rows
+
+ISSUE_NAMESPACE = {
+    "tracegrad.numpy": """
+        array asarray zeros ones full zeros_like ones_like full_like eye arange linspace
+        negative abs absolute sign exp exp2 expm1 log log2 log10 log1p sqrt cbrt square
+        reciprocal sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh
+        floor ceil round clip add subtract multiply divide true_divide power maximum minimum
+        arctan2 hypot mod logaddexp where equal not_equal less less_equal greater
+        greater_equal logical_and logical_or logical_not logical_xor isnan isfinite
+        sum mean prod max amax min amin var std cumsum cumprod argmax argmin all any
+        reshape ravel transpose swapaxes moveaxis expand_dims squeeze broadcast_to
+        concatenate stack hstack vstack split tile repeat flip roll pad diag diagonal trace
+        triu tril take sort argsort outer dot matmul tensordot einsum
+    """,
+    "tracegrad.numpy.linalg": "norm inv solve det slogdet cholesky eigh",
+    "tracegrad.nn": "sigmoid relu softplus log_sigmoid softmax log_softmax logsumexp",
+    "tracegrad": """grad value_and_grad vjp jvp jacfwd jacrev jacobian hessian
+                    stop_gradient tree_util test_util""",
+    "tracegrad.tree_util": "tree_flatten tree_unflatten tree_map tree_leaves register_pytree_node",
+    "tracegrad.test_util": "check_grads",
+}
+
+# functions with no derivative (constant or integer/bool results)
+NONDIFFERENTIABLE = set("""
+    zeros ones zeros_like ones_like eye arange equal not_equal less less_equal greater
+    greater_equal logical_and logical_or logical_not logical_xor isnan isfinite
+    argmax argmin all any argsort
+""".split())
+
+_PREFIX = {"tracegrad.numpy": "", "tracegrad.numpy.linalg": "linalg.", "tracegrad.nn": "nn."}
+
+
+def test_every_issue_function_exists():
+    missing = []
+    for modname, names in ISSUE_NAMESPACE.items():
+        try:
+            mod = importlib.import_module(modname)
+        except ImportError:
+            missing.append(f"{modname} (the whole module)")
+            continue
+        missing += [f"{modname}.{n}" for n in names.split() if not callable(getattr(mod, n, None))
+                    and not (n in ("tree_util", "test_util") and hasattr(mod, n))]
+    assert not missing, f"{len(missing)} functions named in the issue are missing: {missing}"
+
+
+def test_table_covers_every_differentiable_function():
+    covered = {r.name for r in TABLE}
+    wanted = {
+        _PREFIX[mod] + n
+        for mod, names in ISSUE_NAMESPACE.items()
+        if mod in _PREFIX
+        for n in names.split()
+        if n not in NONDIFFERENTIABLE
+    } | {"getitem", "at.set", "at.add"}
+    assert not wanted - covered, f"no table rows for {sorted(wanted - covered)}"
+
+
+# non-differentiable functions: NumPy's values, and no derivative flows (or breaks)
+_X = np.array([[0.5, -1.0, 2.0], [np.nan, 3.0, -0.5]])
+_Y = np.array([[0.5, 1.0, -2.0], [0.0, 3.5, -0.5]])
+NONDIFF_CALLS = [
+    ("zeros_like", lambda ns, x, y: ns.zeros_like(x)),
+    ("ones_like", lambda ns, x, y: ns.ones_like(x)),
+    ("equal", lambda ns, x, y: ns.equal(x, y)),
+    ("not_equal", lambda ns, x, y: ns.not_equal(x, y)),
+    ("less", lambda ns, x, y: ns.less(x, y)),
+    ("less_equal", lambda ns, x, y: ns.less_equal(x, y)),
+    ("greater", lambda ns, x, y: ns.greater(x, y)),
+    ("greater_equal", lambda ns, x, y: ns.greater_equal(x, y)),
+    ("logical_and", lambda ns, x, y: ns.logical_and(x > 0, y > 0)),
+    ("logical_or", lambda ns, x, y: ns.logical_or(x > 0, y > 0)),
+    ("logical_xor", lambda ns, x, y: ns.logical_xor(x > 0, y > 0)),
+    ("logical_not", lambda ns, x, y: ns.logical_not(x > 0)),
+    ("isnan", lambda ns, x, y: ns.isnan(x)),
+    ("isfinite", lambda ns, x, y: ns.isfinite(x)),
+    ("argmax", lambda ns, x, y: ns.argmax(y, axis=1)),
+    ("argmin", lambda ns, x, y: ns.argmin(y)),
+    ("all", lambda ns, x, y: ns.all(y > -1, axis=0)),
+    ("any", lambda ns, x, y: ns.any(y > 3)),
+    ("argsort", lambda ns, x, y: ns.argsort(y, axis=1)),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in NONDIFF_CALLS], ids=[n for n, _ in NONDIFF_CALLS])
+def test_nondifferentiable_functions(call):
+    want = call(NP, _X, _Y)
+    got = call(TNP, _X, _Y)
+    np.testing.assert_array_equal(got, want)
+    assert np.asarray(got).dtype == want.dtype
+    # under forward and reverse mode: same values, zero derivative
+    out, t = tg.jvp(lambda x, y: call(TNP, x, y), (_X, _Y), (np.ones_like(_X), np.ones_like(_Y)))
+    np.testing.assert_array_equal(out, want)
+    assert not np.any(np.asarray(t, dtype=float))
+    g = tg.grad(lambda x: TNP.sum(call(TNP, x, _Y) * 1.0))(_X)
+    np.testing.assert_array_equal(g, np.zeros_like(_X))
+
+
+def test_creation_functions_match_numpy():
+    for call in [
+        lambda ns: ns.zeros((2, 3)), lambda ns: ns.ones(4, dtype=np.float32),
+        lambda ns: ns.full((2, 2), 3.5), lambda ns: ns.eye(3, k=1), lambda ns: ns.arange(1, 7, 2),
+        lambda ns: ns.arange(5.0), lambda ns: ns.linspace(0.0, 1.0, 7),
+        lambda ns: ns.array([[1, 2], [3, 4]]), lambda ns: ns.asarray([1.5, 2.5], dtype=np.float32),
+        lambda ns: ns.full_like(np.ones((2, 2), np.float32), 2.0),
+    ]:
+        got, want = call(TNP), call(NP)
+        np.testing.assert_array_equal(got, want)
+        assert np.asarray(got).dtype == want.dtype
