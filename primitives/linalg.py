@@ -1,0 +1,630 @@
+"""Linear-algebra primitives: matmul, einsum, inv, solve, det, slogdet,
+cholesky, eigh and svd.
+
+Each block declares one primitive and, right below it, its impl, abstract
+eval, JVP and VJP.  Every rule is written with primitives (``matmul``,
+``solve``, ``inv``, ``transpose``, elementwise ops), so derivatives of any
+order work.  All matrix primitives act on stacks of matrices: the last two
+axes are the matrix, leading axes are batch axes (broadcast together for
+the binary ones, ``matmul`` and ``solve``; ``unbroadcast`` sums the
+cotangents of broadcast batch axes).
+
+Impls are NumPy's (BLAS/LAPACK).  A Numba loop cannot compete with a tuned
+BLAS ``gemm`` (see the kernel table in the README), and LAPACK factorizations
+are not worth rewriting, so no Numba kernels live here.
+
+References for the derivative formulas (described in the docstrings below):
+
+* M. B. Giles (2008), "An extended collection of matrix derivative results
+  for forward and reverse mode automatic differentiation": inverse, solve,
+  determinant, log-determinant, symmetric eigendecomposition.
+* I. Murray (2016), "Differentiation of the Cholesky decomposition".
+* J. Townsend (2016), "Differentiating the singular value decomposition".
+"""
+import numpy as np
+
+from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
+from .elementwise import add, div, eq, mul, neg, select, sub
+from .structural import (
+    convert_element_type,
+    defvjp_broadcasting,
+    match_aval,
+    reduce_sum,
+    reshape,
+    transpose,
+)
+
+__all__ = [
+    "matmul",
+    "einsum",
+    "inv",
+    "solve",
+    "det",
+    "slogdet",
+    "cholesky",
+    "eigh",
+    "svd",
+    "matrix_transpose",
+]
+
+
+# --------------------------------------------------------------------------
+# helpers (all built from primitives, so rules using them stay differentiable)
+
+
+def matrix_transpose(x):
+    """Swap the last two axes of ``x`` (``x.mT``); ``x.ndim >= 2``."""
+    n = len(shape_of(x))
+    return transpose(x, tuple(range(n - 2)) + (n - 1, n - 2))
+
+
+def _sym(x):
+    """Symmetric part ``(x + x^T) / 2`` of a stack of square matrices."""
+    return mul(add(x, matrix_transpose(x)), 0.5)
+
+
+def _eye(x):
+    """Constant identity matrix sized and typed like the last axis of ``x``."""
+    return np.eye(shape_of(x)[-1], dtype=dtype_of(x))
+
+
+def _diag_part(x):
+    """Diagonals ``(..., n)`` of a stack of square matrices ``(..., n, n)``."""
+    return reduce_sum(mul(x, _eye(x)), (len(shape_of(x)) - 1,))
+
+
+def _diag_embed(v):
+    """Stack of diagonal matrices ``(..., n, n)`` with diagonals ``v`` ``(..., n)``."""
+    s = shape_of(v)
+    return mul(reshape(v, s[:-1] + (1, s[-1])), _eye(v))
+
+
+def _expand_matrix(x):
+    """Append two unit axes, so a per-matrix scalar broadcasts over the matrix."""
+    return reshape(x, shape_of(x) + (1, 1))
+
+
+def _inv_gaps(w, square=False):
+    """``F[..., i, j] = 1 / (w_j - w_i)`` off the diagonal and 0 on it.
+
+    With ``square=True`` the gaps are ``w_j**2 - w_i**2``.  Equal values off
+    the diagonal give ``inf`` (the derivative is undefined there).  The
+    diagonal is guarded with a double ``select`` so it stays exactly 0.
+    """
+    if square:
+        w = mul(w, w)
+    s = shape_of(w)
+    gaps = sub(reshape(w, s[:-1] + (1, s[-1])), reshape(w, s + (1,)))
+    on_diag = np.eye(s[-1], dtype=bool)
+    return select(on_diag, 0.0, div(1.0, select(on_diag, 1.0, gaps)))
+
+
+def _trace_of_product(x, y):
+    """``trace(x @ y^T)`` per matrix: ``sum(x * y)`` over the last two axes."""
+    n = len(shape_of(x))
+    return reduce_sum(mul(x, y), (n - 2, n - 1))
+
+
+def _linalg_dtype(dt):
+    """NumPy's result dtype of a LAPACK routine: inexact input kept, else float64."""
+    dt = np.dtype(dt)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
+
+
+def check_matrix(a, name):
+    """Raise ``LinAlgError`` unless ``a`` (array, tracer or aval) has rank >= 2."""
+    if len(a.shape) < 2:
+        raise np.linalg.LinAlgError(
+            f"{name}: {len(a.shape)}-dimensional array given. Array must be at "
+            "least two-dimensional (a matrix or a stack of matrices (..., M, N))."
+        )
+
+
+def check_square(a, name):
+    """Raise ``LinAlgError`` unless ``a`` is a stack of square matrices."""
+    check_matrix(a, name)
+    if a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(
+            f"{name}: Last 2 dimensions of the array must be square, got shape "
+            f"{tuple(a.shape)}."
+        )
+
+
+# --------------------------------------------------------------------------
+# matmul: stacks of matrices (both operands at least 2-D; the tracegrad.numpy
+# wrapper handles NumPy's 1-D promotion rules)
+matmul_p = Primitive("matmul")
+
+
+@matmul_p.def_impl
+def _matmul_impl(a, b):
+    """NumPy's ``matmul`` (BLAS ``gemm`` for float32/float64).
+
+    A Numba triple loop is far slower than BLAS here (see the README's kernel
+    table), so there is no kernel.
+    """
+    return np.matmul(a, b)
+
+
+@matmul_p.def_abstract_eval
+def _matmul_aval(a, b):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError(f"matmul primitive needs operands of rank >= 2, got {a.shape} and {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"matmul: mismatch in the contracted dimension: {a.shape} @ {b.shape}"
+        )
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return ShapedArray(batch + (a.shape[-2], b.shape[-1]), np.result_type(a.dtype, b.dtype))
+
+
+def _matmul_vjp_b(ct, ans, a, b):
+    sa, sb = shape_of(a), shape_of(b)
+    if len(sb) == 2 and len(sa) > 2:
+        # A 2-D right operand shared by a batch (a dense layer applied to a
+        # batch of sequences): one gemm over the flattened batch instead of a
+        # batched product followed by a sum.  ct has shape sa[:-1] + (n,).
+        rows = int(np.prod(sa[:-1]))
+        a2 = reshape(a, (rows, sa[-1]))
+        return matmul(matrix_transpose(a2), reshape(ct, (rows, sb[-1])))
+    return matmul(matrix_transpose(a), ct)
+
+
+defjvp(matmul_p, lambda g, ans, a, b: matmul(g, b), lambda g, ans, a, b: matmul(a, g))
+defvjp_broadcasting(
+    matmul_p,
+    lambda ct, ans, a, b: matmul(ct, matrix_transpose(b)),
+    _matmul_vjp_b,
+)
+
+
+def matmul(a, b):
+    """Matrix product of stacks of matrices ``(..., m, k) @ (..., k, n)``.
+
+    Both operands must have rank >= 2; batch axes broadcast.  The derivative
+    is bilinear: ``d(a @ b) = da @ b + a @ db``; the cotangents are
+    ``ct @ b^T`` and ``a^T @ ct``, summed over broadcast batch axes.
+    """
+    return matmul_p.bind(a, b)
+
+
+# --------------------------------------------------------------------------
+# einsum over "clean" operands: within each operand the subscript letters are
+# distinct, and every letter appears in at least two places among the
+# operands and the output (no diagonals, no one-operand sums, no size-1
+# broadcasting).  tracegrad.numpy.einsum reduces every einsum to this form.
+einsum_p = Primitive("einsum")
+
+
+def _parse_spec(spec):
+    ins, out = spec.split("->")
+    return ins.split(","), out
+
+
+@einsum_p.def_impl
+def _einsum_impl(*operands, spec, optimize):
+    """NumPy's ``einsum`` (``optimize`` as given; ``True`` dispatches to BLAS)."""
+    return np.einsum(spec, *operands, optimize=optimize)
+
+
+@einsum_p.def_abstract_eval
+def _einsum_aval(*operands, spec, optimize):
+    ins, out = _parse_spec(spec)
+    sizes = {}
+    for s, op in zip(ins, operands):
+        for c, n in zip(s, op.shape):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"einsum {spec!r}: letter {c!r} has sizes {sizes[c]} and {n}")
+    return ShapedArray(tuple(sizes[c] for c in out), np.result_type(*[o.dtype for o in operands]))
+
+
+def _einsum_jvp(primals, tangents, *, spec, optimize):
+    # Multilinear: the tangent is the sum over operands of the einsum with that
+    # operand replaced by its tangent.
+    ans = einsum_p.bind(*primals, spec=spec, optimize=optimize)
+    out = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        args = list(primals)
+        args[i] = t
+        c = einsum_p.bind(*args, spec=spec, optimize=optimize)
+        out = c if out is None else add(out, c)
+    return ans, None if out is None else match_aval(out, ans)
+
+
+def _einsum_vjp(i, ct, ans, *operands, spec, optimize):
+    # The cotangent of operand i contracts the output cotangent with the other
+    # operands; the resulting einsum is again clean.
+    ins, out = _parse_spec(spec)
+    others = [s for j, s in enumerate(ins) if j != i]
+    vjp_spec = ",".join([out] + others) + "->" + ins[i]
+    rest = [o for j, o in enumerate(operands) if j != i]
+    res = einsum(vjp_spec, ct, *rest, optimize=optimize)
+    return convert_element_type(res, dtype_of(operands[i]))
+
+
+einsum_p.jvp = _einsum_jvp
+defvjp_variadic(einsum_p, _einsum_vjp)
+
+
+def einsum(spec, *operands, optimize=False):
+    """Einstein summation over clean operands.
+
+    Parameters
+    ----------
+    spec : str
+        Explicit subscripts ``"ab,bc->ac"`` (letters only, no ellipsis),
+        distinct letters within each operand and every letter present in at
+        least two places among the operands and the output.
+    *operands : arrays or tracers
+    optimize : bool or str
+        Passed to ``numpy.einsum``.
+    """
+    return einsum_p.bind(*operands, spec=spec, optimize=optimize)
+
+
+# --------------------------------------------------------------------------
+# inv
+inv_p = Primitive("inv")
+
+
+@inv_p.def_impl
+def _inv_impl(a):
+    """LAPACK ``gesv`` against the identity (``numpy.linalg.inv``)."""
+    return np.linalg.inv(a)
+
+
+@inv_p.def_abstract_eval
+def _inv_aval(a):
+    check_square(a, "inv")
+    return ShapedArray(a.shape, _linalg_dtype(a.dtype))
+
+
+# Giles (2008), section 2.2.1: d(A^-1) = -A^-1 dA A^-1, so the cotangent is
+# -A^-T ct A^-T.
+defjvp(inv_p, lambda g, ans, a: neg(matmul(ans, matmul(g, ans))))
+defvjp(
+    inv_p,
+    lambda ct, ans, a: neg(
+        matmul(matrix_transpose(ans), matmul(ct, matrix_transpose(ans)))
+    ),
+)
+
+
+def inv(a):
+    """Inverse of a stack of square matrices ``(..., n, n)``."""
+    return inv_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# solve: a (..., m, m), b (..., m, k) with broadcast batch axes
+solve_p = Primitive("solve")
+
+
+@solve_p.def_impl
+def _solve_impl(a, b):
+    """LAPACK ``gesv`` (``numpy.linalg.solve``), batch axes broadcast."""
+    return np.linalg.solve(a, b)
+
+
+@solve_p.def_abstract_eval
+def _solve_aval(a, b):
+    check_square(a, "solve")
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    dt = _linalg_dtype(np.result_type(a.dtype, b.dtype))
+    return ShapedArray(batch + b.shape[-2:], dt)
+
+
+# Giles (2008), section 2.3.1: x = A^-1 b gives dx = A^-1 (db - dA x); the
+# cotangents are b_bar = A^-T ct and A_bar = -b_bar x^T.
+defjvp(
+    solve_p,
+    lambda g, ans, a, b: solve(a, neg(matmul(g, ans))),
+    lambda g, ans, a, b: solve(a, g),
+)
+defvjp_broadcasting(
+    solve_p,
+    lambda ct, ans, a, b: neg(
+        matmul(solve(matrix_transpose(a), ct), matrix_transpose(ans))
+    ),
+    lambda ct, ans, a, b: solve(matrix_transpose(a), ct),
+)
+
+
+def solve(a, b):
+    """Solve ``a @ x = b`` for stacks: ``a (..., m, m)``, ``b (..., m, k)``."""
+    return solve_p.bind(a, b)
+
+
+# --------------------------------------------------------------------------
+# det
+det_p = Primitive("det")
+
+
+@det_p.def_impl
+def _det_impl(a):
+    """LU factorization (LAPACK ``getrf``) via ``numpy.linalg.det``."""
+    return np.linalg.det(a)
+
+
+@det_p.def_abstract_eval
+def _det_aval(a):
+    check_square(a, "det")
+    return ShapedArray(a.shape[:-2], _linalg_dtype(a.dtype))
+
+
+def _inv_t(a):
+    """``A^-T``: the gradient of ``log|det A|``."""
+    return matrix_transpose(inv(a))
+
+
+# Giles (2008), section 2.2.2 (Jacobi's formula): d det A = det A tr(A^-1 dA),
+# so the cotangent is ct det(A) A^-T.  Needs A invertible (see tnp.linalg.det).
+defjvp(det_p, lambda g, ans, a: mul(ans, _trace_of_product(_inv_t(a), g)))
+defvjp(det_p, lambda ct, ans, a: mul(_expand_matrix(mul(ct, ans)), _inv_t(a)))
+
+
+def det(a):
+    """Determinant of a stack of square matrices ``(..., n, n)``."""
+    return det_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# slogdet: (sign, log|det|); sign is piecewise constant (zero derivative)
+slogdet_p = Primitive("slogdet", multiple_results=True)
+
+
+@slogdet_p.def_impl
+def _slogdet_impl(a):
+    """LU factorization (LAPACK ``getrf``) via ``numpy.linalg.slogdet``."""
+    sign, logabsdet = np.linalg.slogdet(a)
+    return sign, logabsdet
+
+
+@slogdet_p.def_abstract_eval
+def _slogdet_aval(a):
+    check_square(a, "slogdet")
+    aval = ShapedArray(a.shape[:-2], _linalg_dtype(a.dtype))
+    return [aval, aval]
+
+
+def _slogdet_jvp(primals, tangents):
+    (a,), (g,) = primals, tangents
+    sign, logabsdet = slogdet_p.bind(a)
+    # Giles (2008), 2.2.2: d log|det A| = tr(A^-1 dA)
+    return [sign, logabsdet], [None, _trace_of_product(_inv_t(a), g)]
+
+
+def _slogdet_vjp(ct, ans, a):
+    ct_logabsdet = ct[1]
+    if ct_logabsdet is None:
+        return None
+    return mul(_expand_matrix(ct_logabsdet), _inv_t(a))
+
+
+slogdet_p.jvp = _slogdet_jvp
+defvjp(slogdet_p, _slogdet_vjp)
+
+
+def slogdet(a):
+    """``(sign, log|det a|)`` of a stack of square matrices, as a list."""
+    return slogdet_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# cholesky (symmetric convention: derivatives treat the input as symmetric)
+cholesky_p = Primitive("cholesky")
+
+
+@cholesky_p.def_impl
+def _cholesky_impl(a, *, upper):
+    """LAPACK ``potrf`` via ``numpy.linalg.cholesky`` (reads one triangle)."""
+    return np.linalg.cholesky(a, upper=upper)
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_aval(a, *, upper):
+    check_square(a, "cholesky")
+    return ShapedArray(a.shape, _linalg_dtype(a.dtype))
+
+
+def _phi_mask(x):
+    """Murray's Phi as a mask: 1 below the diagonal, 1/2 on it, 0 above."""
+    n = shape_of(x)[-1]
+    return (np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(dtype_of(x))
+
+
+def _cholesky_jvp(g, ans, a, *, upper):
+    # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T).
+    low = matrix_transpose(ans) if upper else ans
+    x = solve(low, _sym(g))  # L^-1 dA
+    inner = matrix_transpose(solve(low, matrix_transpose(x)))  # L^-1 dA L^-T
+    d_low = matmul(low, mul(inner, _phi_mask(low)))
+    return matrix_transpose(d_low) if upper else d_low
+
+
+def _cholesky_vjp(ct, ans, a, *, upper):
+    # Murray (2016), eq. (10): A_bar = L^-T Phi(L^T L_bar) L^-1, then
+    # symmetrized (the input is treated as symmetric).
+    low = matrix_transpose(ans) if upper else ans
+    ct_low = matrix_transpose(ct) if upper else ct
+    p = mul(matmul(matrix_transpose(low), ct_low), _phi_mask(low))
+    q = solve(matrix_transpose(low), p)  # L^-T P
+    a_bar = matrix_transpose(solve(matrix_transpose(low), matrix_transpose(q)))  # L^-T P L^-1
+    return _sym(a_bar)
+
+
+defjvp(cholesky_p, _cholesky_jvp)
+defvjp(cholesky_p, _cholesky_vjp)
+
+
+def cholesky(a, upper=False):
+    """Cholesky factor of a stack of symmetric positive-definite matrices."""
+    return cholesky_p.bind(a, upper=bool(upper))
+
+
+# --------------------------------------------------------------------------
+# eigh (symmetric convention: derivatives treat the input as symmetric)
+eigh_p = Primitive("eigh", multiple_results=True)
+
+
+@eigh_p.def_impl
+def _eigh_impl(a, *, UPLO):
+    """LAPACK ``syevd`` via ``numpy.linalg.eigh`` (reads one triangle)."""
+    w, v = np.linalg.eigh(a, UPLO=UPLO)
+    return w, v
+
+
+@eigh_p.def_abstract_eval
+def _eigh_aval(a, *, UPLO):
+    check_square(a, "eigh")
+    dt = _linalg_dtype(a.dtype)
+    return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
+
+
+def _eigh_jvp(primals, tangents, *, UPLO):
+    (a,), (g,) = primals, tangents
+    w, v = eigh_p.bind(a, UPLO=UPLO)
+    # Giles (2008), section 3.1: with S = U^T dA U (dA symmetrized),
+    # dw = diag(S) and dU = U (F * S), F_ij = 1 / (w_j - w_i) off the diagonal.
+    s = matmul(matrix_transpose(v), matmul(_sym(g), v))
+    dw = _diag_part(s)
+    dv = matmul(v, mul(_inv_gaps(w), s))
+    return [w, v], [dw, dv]
+
+
+def _eigh_vjp(ct, ans, a, *, UPLO):
+    # Giles (2008), section 3.1: A_bar = U (diag(w_bar) + F * (U^T U_bar)) U^T,
+    # symmetrized.
+    ct_w, ct_v = ct
+    w, v = ans
+    inner = None
+    if ct_w is not None:
+        inner = _diag_embed(ct_w)
+    if ct_v is not None:
+        term = mul(_inv_gaps(w), matmul(matrix_transpose(v), ct_v))
+        inner = term if inner is None else add(inner, term)
+    if inner is None:
+        return None
+    return _sym(matmul(v, matmul(inner, matrix_transpose(v))))
+
+
+eigh_p.jvp = _eigh_jvp
+defvjp(eigh_p, _eigh_vjp)
+
+
+def eigh(a, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of stacks of symmetric matrices."""
+    return eigh_p.bind(a, UPLO=UPLO)
+
+
+# --------------------------------------------------------------------------
+# svd: (U, s, Vh) with U (..., m, k), s (..., k), Vh (..., k, n), k = min(m, n)
+# when full_matrices is False (derivatives need full_matrices=False or m == n)
+svd_p = Primitive("svd", multiple_results=True)
+
+
+@svd_p.def_impl
+def _svd_impl(a, *, full_matrices):
+    """LAPACK ``gesdd`` via ``numpy.linalg.svd``."""
+    u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    return u, s, vh
+
+
+@svd_p.def_abstract_eval
+def _svd_aval(a, *, full_matrices):
+    check_matrix(a, "svd")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    ku, kv = (m, n) if full_matrices else (k, k)
+    dt = _linalg_dtype(a.dtype)
+    batch = a.shape[:-2]
+    return [
+        ShapedArray(batch + (m, ku), dt),
+        ShapedArray(batch + (k,), dt),
+        ShapedArray(batch + (kv, n), dt),
+    ]
+
+
+def _svd_check(a, full_matrices):
+    m, n = shape_of(a)[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError(
+            "The derivative of svd(a, full_matrices=True) is not defined for a "
+            f"non-square matrix (shape {shape_of(a)}): the extra singular vectors "
+            "are arbitrary. Use full_matrices=False."
+        )
+    return m, n
+
+
+def _svd_jvp(primals, tangents, *, full_matrices):
+    (a,), (g,) = primals, tangents
+    m, n = _svd_check(a, full_matrices)
+    u, s, vh = svd_p.bind(a, full_matrices=full_matrices)
+    v = matrix_transpose(vh)
+    # Townsend (2016): with dP = U^T dA V and F_ij = 1/(s_j^2 - s_i^2),
+    # ds = diag(dP), U^T dU = F * (dP S + S dP^T), V^T dV = F * (S dP + dP^T S),
+    # plus the components outside the spans of U and V when m != n.
+    dp = matmul(matrix_transpose(u), matmul(g, v))
+    ds = _diag_part(dp)
+    f = _inv_gaps(s, square=True)
+    s_row = reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))  # X * s_row = X S
+    s_col = reshape(s, shape_of(s) + (1,))  # X * s_col = S X
+    dpt = matrix_transpose(dp)
+    du = matmul(u, mul(f, add(mul(dp, s_row), mul(s_col, dpt))))
+    dv = matmul(v, mul(f, add(mul(s_col, dp), mul(dpt, s_row))))
+    if m > n:
+        gv = div(matmul(g, v), s_row)  # dA V S^-1
+        du = add(du, sub(gv, matmul(u, matmul(matrix_transpose(u), gv))))
+    if n > m:
+        gu = div(matmul(matrix_transpose(g), u), s_row)  # dA^T U S^-1
+        dv = add(dv, sub(gu, matmul(v, matmul(matrix_transpose(v), gu))))
+    return [u, s, vh], [du, ds, matrix_transpose(dv)]
+
+
+def _svd_vjp(ct, ans, a, *, full_matrices):
+    # Townsend (2016), the adjoint of the JVP above:
+    # A_bar = U [(J + J^T) S + diag(s_bar) + S (K + K^T)] V^T
+    #         + (I - U U^T) U_bar S^-1 V^T + U S^-1 V_bar^T (I - V V^T),
+    # with J = F * (U^T U_bar) and K = F * (V^T V_bar).
+    m, n = _svd_check(a, full_matrices)
+    ct_u, ct_s, ct_vh = ct
+    u, s, vh = ans
+    v = matrix_transpose(vh)
+    ut, s_row = matrix_transpose(u), reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
+    s_col = reshape(s, shape_of(s) + (1,))
+    f = _inv_gaps(s, square=True)
+    mid = None
+
+    def acc(x, y):
+        return y if x is None else add(x, y)
+
+    if ct_s is not None:
+        mid = _diag_embed(ct_s)
+    if ct_u is not None:
+        j = mul(f, matmul(ut, ct_u))
+        mid = acc(mid, mul(add(j, matrix_transpose(j)), s_row))
+    if ct_vh is not None:
+        ct_v = matrix_transpose(ct_vh)
+        k = mul(f, matmul(vh, ct_v))
+        mid = acc(mid, mul(s_col, add(k, matrix_transpose(k))))
+    out = None if mid is None else matmul(u, matmul(mid, vh))
+    if ct_u is not None and m > n:
+        x = div(sub(ct_u, matmul(u, matmul(ut, ct_u))), s_row)  # (I - U U^T) U_bar S^-1
+        out = acc(out, matmul(x, vh))
+    if ct_vh is not None and n > m:
+        y = div(sub(ct_v, matmul(v, matmul(vh, ct_v))), s_row)  # (I - V V^T) V_bar S^-1
+        out = acc(out, matmul(u, matrix_transpose(y)))
+    return out
+
+
+svd_p.jvp = _svd_jvp
+defvjp(svd_p, _svd_vjp)
+
+
+def svd(a, full_matrices=False):
+    """Singular value decomposition ``[U, s, Vh]`` of a stack of matrices."""
+    return svd_p.bind(a, full_matrices=bool(full_matrices))
