@@ -3,7 +3,7 @@
 Each block declares one primitive and, right below it, its impl, abstract
 eval, JVP and VJP.  Derivative formulas that chain several elementwise steps
 (``s * (1 - s)``, ``g * sigmoid(x)``, the softmax and log-softmax products
-with a row sum, ``ct * exp(x - logsumexp)``) are fused Numba kernels declared
+with a row sum, the logsumexp VJP ``ct * softmax(x)``) are fused Numba kernels declared
 as primitives of their own (``sigmoid_grad``, ``softplus_grad``,
 ``softmax_grad``, ``log_softmax_vjp``, ``log_softmax_jvp``,
 ``logsumexp_grad``), each with JVP and VJP rules written with primitives, so
@@ -204,18 +204,30 @@ def _perm(ndim, axes):
 
 
 def _to_rows(x, axes):
-    """``x`` with ``axes`` moved last, as a C-contiguous ``(rows, n)`` array."""
-    x = np.asarray(x)
-    perm = _perm(x.ndim, axes)
-    xt = x.transpose(perm)
-    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    """``x`` with ``axes`` moved last, as a C-contiguous ``(rows, n)`` array.
+
+    Returns the array and the shape of the moved (not yet reshaped) input.
+    Reducing the trailing axes of a C-contiguous array needs no copy.
+    """
+    nd = x.ndim
+    n = math.prod([x.shape[a] for a in axes])
+    if axes == tuple(range(nd - len(axes), nd)):
+        return np.ascontiguousarray(x).reshape(-1, n), x.shape
+    xt = x.transpose(_perm(nd, axes))
     return np.ascontiguousarray(xt).reshape(-1, n), xt.shape
 
 
 def _from_rows(out, tshape, axes):
     """Undo :func:`_to_rows` on a result of the same layout."""
-    perm = _perm(len(tshape), axes)
-    return out.reshape(tshape).transpose(np.argsort(perm))
+    out = out.reshape(tshape)
+    nd = len(tshape)
+    if axes == tuple(range(nd - len(axes), nd)):
+        return out
+    perm = _perm(nd, axes)
+    inverse = [0] * nd
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return out.transpose(inverse)
 
 
 def _kept_shape(shape, axes):
@@ -250,10 +262,13 @@ def _rowwise_impl(kern, numpy_fn, axes, *xs):
 
     Each input is laid out as a C-contiguous ``(rows, n)`` array with
     ``axes`` last; the ``(rows, n)`` result is laid back.  Other dtypes,
-    mismatched shapes and empty arrays go to ``numpy_fn(*xs, axes)``.
+    mismatched shapes go to ``numpy_fn(*xs, axes)``; empty inputs give an
+    empty result.
     """
     xs = [np.asarray(x) for x in xs]
-    if not _same_float(*xs) or any(x.shape != xs[0].shape for x in xs) or xs[0].size == 0:
+    if xs[0].size == 0:
+        return np.zeros(xs[0].shape, np.result_type(*xs))
+    if not _same_float(*xs) or any(x.shape != xs[0].shape for x in xs):
         return numpy_fn(*xs, axes)
     rows = [_to_rows(x, axes) for x in xs]
     out = np.empty(rows[0][0].shape, xs[0].dtype)
@@ -485,15 +500,20 @@ def erf(x):
 # softmax over `axes`
 
 @kernel
-def _softmax_kernel(x, out):
+def _scaled_softmax_kernel(c, x, out):
+    # out[i] = c[i] * softmax(x[i]): max, exp, sum and scale while the row is in cache
     rows, n = x.shape
     for i in range(rows):
         m = _shift(x[i])
         for j in range(n):
             out[i, j] = _fexp(np.float64(x[i, j]) - m)
-        inv = 1.0 / _sum4(out[i])
+        scale = np.float64(c[i]) / _sum4(out[i])
         for j in range(n):
-            out[i, j] = out[i, j] * inv
+            out[i, j] = out[i, j] * scale
+
+
+def _softmax_kernel(x, out):
+    _scaled_softmax_kernel(np.ones(x.shape[0], np.float64), x, out)
 
 
 def _softmax_numpy(x, axis):
@@ -753,7 +773,9 @@ def _logsumexp_impl(x, *, axes):
     A row of all ``-inf`` gives ``-inf``; a row holding ``+inf`` gives ``inf``.
     """
     x = np.asarray(x)
-    if not _same_float(x) or x.size == 0:
+    if x.size == 0:  # the sum of no terms is 0: log(0) = -inf
+        return np.full(_logsumexp_aval(x, axes=axes).shape, -np.inf, x.dtype)[()]
+    if not _same_float(x):
         return _logsumexp_numpy(x, axes)[()]
     rows, tshape = _to_rows(x, axes)
     out = np.empty(rows.shape[0], x.dtype)
@@ -766,16 +788,12 @@ def _logsumexp_aval(x, *, axes):
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
 
 
-def _lse_weights(x, ans, axes):
-    """``exp(x - logsumexp(x))`` (= softmax(x)) from the primal output, fused."""
-    return logsumexp_grad(np.ones(shape_of(ans), dtype_of(ans)), x, ans, axes)
-
-
+# d logsumexp(x) = softmax(x) . dx
 defjvp(
     logsumexp_p,
-    lambda t, ans, x, *, axes: reduce_sum(mul(t, _lse_weights(x, ans, axes)), axes),
+    lambda t, ans, x, *, axes: reduce_sum(mul(t, softmax(x, axes)), axes),
 )
-defvjp(logsumexp_p, lambda ct, ans, x, *, axes: logsumexp_grad(ct, x, ans, axes))
+defvjp(logsumexp_p, lambda ct, ans, x, *, axes: logsumexp_grad(ct, x, axes))
 
 
 def logsumexp(x, axes):
@@ -784,64 +802,58 @@ def logsumexp(x, axes):
 
 
 # --------------------------------------------------------------------------
-# logsumexp_grad(c, x, l) = c * exp(x - l), c and l broadcast over `axes`
-
-@kernel
-def _logsumexp_grad_kernel(c, x, l, out):
-    rows, n = x.shape
-    for i in range(rows):
-        ci = np.float64(c[i])
-        li = np.float64(l[i])
-        for j in range(n):
-            out[i, j] = ci * _fexp(np.float64(x[i, j]) - li)
-
+# logsumexp_grad(c, x) = c * softmax(x), c broadcast over `axes`
 
 logsumexp_grad_p = Primitive("logsumexp_grad")
 
 
 @logsumexp_grad_p.def_impl
-def _logsumexp_grad_impl(c, x, l, *, axes):
-    """``c * exp(x - l)`` with ``c`` and ``l`` broadcast over ``axes``, one pass."""
+def _logsumexp_grad_impl(c, x, *, axes):
+    """``c * exp(x - logsumexp(x))`` as ``c * exp(x - max) / sum(exp(x - max))``.
+
+    One Numba kernel per row (the softmax kernel, scaled by ``c``).  Using
+    the shifted exponentials rather than ``exp(x - out)`` avoids the rounding
+    of ``out``: at ``[1000, 1000]`` the weights are exactly 0.5, where
+    ``exp(x - out)`` gives 0.5000000000000275.
+    """
     c = np.asarray(c)
     x = np.asarray(x)
-    l = np.asarray(l)  # noqa: E741
-    kept = _kept_shape(x.shape, axes)
-    if not _same_float(c, x, l) or x.size == 0:
-        return c.reshape(kept) * np.exp(x - l.reshape(kept))
+    if x.size == 0:
+        return np.zeros(x.shape, x.dtype)
+    if not _same_float(c, x):
+        return c.reshape(_kept_shape(x.shape, axes)) * _softmax_numpy(x, axes)
     rows, tshape = _to_rows(x, axes)
     out = np.empty(rows.shape, x.dtype)
-    _run(_logsumexp_grad_kernel, _flat(c), rows, _flat(l), out)
+    _run(_scaled_softmax_kernel, _flat(c), rows, out)
     return _from_rows(out, tshape, axes)
 
 
 @logsumexp_grad_p.def_abstract_eval
-def _logsumexp_grad_aval(c, x, l, *, axes):
+def _logsumexp_grad_aval(c, x, *, axes):
     return ShapedArray(x.shape, x.dtype)
 
 
-def _lse_grad_dl_jvp(tl, ans, c, x, l, *, axes):
-    return neg(mul(ans, _expand_reduced(tl, shape_of(x), axes)))
+def _lse_grad_dx(t, ans, c, x, *, axes):
+    # d/dx [c p] = c * softmax_grad(t, p) = softmax_grad(c t, p), p = softmax(x),
+    # since c is constant along `axes`; symmetric, so also the VJP
+    return softmax_grad(mul(_expand_reduced(c, shape_of(x), axes), t), softmax(x, axes), axes)
 
 
 defjvp(
     logsumexp_grad_p,
-    lambda tc, ans, c, x, l, *, axes: logsumexp_grad(tc, x, l, axes),
-    lambda tx, ans, c, x, l, *, axes: mul(tx, ans),
-    _lse_grad_dl_jvp,
+    lambda tc, ans, c, x, *, axes: logsumexp_grad(tc, x, axes),
+    _lse_grad_dx,
 )
 defvjp(
     logsumexp_grad_p,
-    lambda ct, ans, c, x, l, *, axes: reduce_sum(
-        mul(ct, logsumexp_grad(np.ones(shape_of(c), dtype_of(c)), x, l, axes)), axes
-    ),
-    lambda ct, ans, c, x, l, *, axes: mul(ct, ans),
-    lambda ct, ans, c, x, l, *, axes: neg(reduce_sum(mul(ct, ans), axes)),
+    lambda ct, ans, c, x, *, axes: reduce_sum(mul(ct, softmax(x, axes)), axes),
+    _lse_grad_dx,
 )
 
 
-def logsumexp_grad(c, x, l, axes):  # noqa: E741
-    """``c * exp(x - l)`` with ``c``, ``l`` of the reduced shape broadcast over ``axes``.
+def logsumexp_grad(c, x, axes):
+    """``c * softmax(x, axes)`` with ``c`` of the reduced shape broadcast over ``axes``.
 
-    At ``l = logsumexp(x, axes)`` this is the logsumexp VJP of ``c``.
+    This is the logsumexp VJP of the cotangent ``c``: ``c * exp(x - logsumexp(x))``.
     """
-    return logsumexp_grad_p.bind(c, x, l, axes=tuple(axes))
+    return logsumexp_grad_p.bind(c, x, axes=tuple(axes))

@@ -82,8 +82,9 @@ def sigmoid(x):
     Returns
     -------
     array or tracer
-        Same shape and dtype, in ``[0, 1]``: exactly 0 at ``-inf`` (and, after
-        rounding, for ``x < -745``), exactly 1 for ``x > 37``.
+        Same shape and dtype, in ``[0, 1]``: exactly 0 at ``-inf`` and for
+        ``x < -708`` (results below 1e-308 are flushed to zero), exactly 1
+        for ``x > 37``.
 
     Notes
     -----
@@ -392,9 +393,10 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 
     Notes
     -----
-    Without ``b``: ``max + log(sum(exp(a - max)))`` in one kernel per row;
-    the VJP ``ct * exp(a - out)`` is the fused primitive ``logsumexp_grad``
-    (``[0.5, 0.5]`` for ``[1000, 1000]``).  With ``b``: the sum of
+    Without ``b``: ``max + log(sum(exp(a - max)))`` in one kernel per row.
+    The VJP ``ct * exp(a - out)`` is computed as ``ct * softmax(a)`` (the
+    same value, without the rounding of ``out``: exactly ``[0.5, 0.5]`` for
+    ``[1000, 1000]``) by the fused primitive ``logsumexp_grad``.  With ``b``: the sum of
     ``b * exp(a - m)`` with the constant shift ``m = logsumexp(a)`` (so no
     term exceeds ``|b|``), as ``log|s| + m``.
     """
