@@ -377,34 +377,23 @@ def shift(x, axis, step, fill=0.0):
 # ==========================================================================
 # linear_recurrence: y[k] = a[k] * y[k-1] + b[k] along an axis
 
-_AFFINE, _SUM, _PRODUCT = 0, 1, 2
-
-
 @kernel
-def _scan_kernel(a, b, out, reverse, mode):
-    # Along the middle axis of (pre, n, post) blocks, from the end if reverse:
-    #   mode _AFFINE:  out[k] = a[k] * out[k-1] + b[k]   (out[0] = b[0])
-    #   mode _SUM:     out[k] = out[k-1] + b[k]          (a unused)
-    #   mode _PRODUCT: out[k] = out[k-1] * b[k]          (a unused)
-    # The inner loop runs over the contiguous trailing block, so it vectorizes.
-    pre, n, post = b.shape
+def _recurrence_kernel(a, b, out, reverse):
+    # out[i, k, :] = a[i, k, :] * out[i, k -/+ 1, :] + b[i, k, :] down the
+    # middle axis of (pre, n, post) blocks; the inner loop runs over the
+    # contiguous trailing block, so it vectorizes.  (_scan_kernel below is the
+    # same loop without `a`: Numba kernels cannot share a loop body cheaply.)
+    pre, n, post = a.shape
     for i in range(pre):
         for kk in range(n):
             k = n - 1 - kk if reverse else kk
             if kk == 0:
                 for j in range(post):
                     out[i, k, j] = b[i, k, j]
-                continue
-            p = k + 1 if reverse else k - 1
-            if mode == 0:
+            else:
+                p = k + 1 if reverse else k - 1
                 for j in range(post):
                     out[i, k, j] = a[i, k, j] * out[i, p, j] + b[i, k, j]
-            elif mode == 1:
-                for j in range(post):
-                    out[i, k, j] = out[i, p, j] + b[i, k, j]
-            else:
-                for j in range(post):
-                    out[i, k, j] = out[i, p, j] * b[i, k, j]
 
 
 linear_recurrence_p = Primitive("linear_recurrence")
@@ -426,7 +415,7 @@ def _linear_recurrence_impl(a, b, *, axis, reverse):
         layout = _blocks(shape, (axis,))
         a3 = _to_blocks(a, layout, dt)
         out = np.empty(a3.shape, dt)
-        _scan_kernel(a3, _to_blocks(b, layout, dt), out, reverse, _AFFINE)
+        _recurrence_kernel(a3, _to_blocks(b, layout, dt), out, reverse)
         return out.reshape(shape)
     a, b = np.moveaxis(a, axis, 0), np.moveaxis(b, axis, 0)
     out = np.empty(a.shape, dt)
@@ -507,6 +496,26 @@ def linear_recurrence(a, b, axis, reverse=False):
 # ==========================================================================
 # cumsum / cumprod along one axis (optionally from the end)
 
+@kernel
+def _scan_kernel(x, out, reverse, product):
+    # out[i, k, :] = out[i, k -/+ 1, :] (* or +) x[i, k, :], as _recurrence_kernel
+    pre, n, post = x.shape
+    for i in range(pre):
+        for kk in range(n):
+            k = n - 1 - kk if reverse else kk
+            if kk == 0:
+                for j in range(post):
+                    out[i, k, j] = x[i, k, j]
+            else:
+                p = k + 1 if reverse else k - 1
+                if product:
+                    for j in range(post):
+                        out[i, k, j] = out[i, p, j] * x[i, k, j]
+                else:
+                    for j in range(post):
+                        out[i, k, j] = out[i, p, j] + x[i, k, j]
+
+
 def _scan_impl(np_fn, product):
     def impl(x, *, axis, reverse):
         """Scan along ``axis``.  Along a non-trailing axis of a float array a
@@ -519,7 +528,7 @@ def _scan_impl(np_fn, product):
         if post > 1 and x.dtype in FLOAT_DTYPES and x.size:
             x3 = np.ascontiguousarray(x).reshape(math.prod(shape[:axis]), shape[axis], post)
             out = np.empty(x3.shape, x.dtype)
-            _scan_kernel(x3, x3, out, reverse, _PRODUCT if product else _SUM)
+            _scan_kernel(x3, out, reverse, product)
             return out.reshape(shape)
         if reverse:
             return np.flip(np_fn(np.flip(x, axis), axis=axis), axis)
