@@ -267,7 +267,14 @@ def _take_ints(x, entries):
 
 def _advanced(x, entries, axis_entries, adv_axes, adjacent):
     """Gather for advanced indices at ``adv_axes`` of the (already sliced) ``x``."""
-    arrays = np.broadcast_arrays(*[axis_entries[a].idx for a in adv_axes])
+    arrays = [axis_entries[a].idx for a in adv_axes]
+    try:
+        arrays = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = " ".join(str(a.shape) for a in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}"
+        ) from None
     bshape = arrays[0].shape
     xs = tuple(x.shape)
     dims = [xs[a] for a in adv_axes]
