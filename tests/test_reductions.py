@@ -35,6 +35,7 @@ VALUE_CASES = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:Degrees of freedom")
 @pytest.mark.parametrize("name,kw", VALUE_CASES)
 @pytest.mark.parametrize("axis", AXES)
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -113,9 +114,9 @@ def test_where_and_initial():
 
 
 def test_average():
-    w = RNG.uniform(0.1, 1.0, X3.shape)
-    w1 = RNG.uniform(0.1, 1.0, 4)
-    w02 = RNG.uniform(0.1, 1.0, (5, 3))
+    w = np.random.default_rng(19).uniform(0.1, 1.0, X3.shape)
+    w1 = np.random.default_rng(20).uniform(0.1, 1.0, 4)
+    w02 = np.random.default_rng(21).uniform(0.1, 1.0, (5, 3))
     cases = [
         dict(), dict(axis=1), dict(weights=w), dict(weights=w, axis=(0, 2)),
         dict(weights=w1, axis=1), dict(weights=w1, axis=-2, keepdims=True),
@@ -188,7 +189,7 @@ def test_check_grads_float32(case):
 
 
 def test_average_weights_are_differentiable():
-    w = RNG.uniform(0.5, 1.0, 4)
+    w = np.random.default_rng(94).uniform(0.5, 1.0, 4)
     check_grads(lambda x, w: tnp.average(x, axis=1, weights=w), (X3, w), order=2)
 
 
@@ -253,14 +254,27 @@ def test_max_nan_propagates():
     x = np.array([1.0, np.nan, 3.0])
     assert np.isnan(tnp.max(x))
     np.testing.assert_array_equal(tg.grad(tnp.max)(x), [0.0, 1.0, 0.0])
+    # column reductions (the kernel's vectorized path) and the forward mode
+    xm = np.array([[1.0, 2.0], [np.nan, 2.0], [np.nan, 0.0]])
+    g = tg.grad(lambda x: tnp.sum(tnp.max(x, axis=0)))(xm)
+    np.testing.assert_array_equal(g, [[0.0, 0.5], [0.5, 0.5], [0.5, 0.0]])
+    _, t = tg.jvp(lambda x: tnp.min(x, axis=0), (xm,), (np.arange(6.0).reshape(3, 2),))
+    np.testing.assert_array_equal(t, [3.0, 5.0])
+
+
+def test_keepdims_novalue_and_python_inputs():
+    x = X3[0]
+    np.testing.assert_allclose(tnp.sum(x, axis=0, keepdims=np._NoValue), np.sum(x, axis=0))
+    assert tnp.max(3.0) == 3.0 and tnp.prod([[1, 2], [3, 4]]) == 24
+    np.testing.assert_allclose(tg.grad(lambda v: tnp.sum([v, 2.0 * v, 1.0]))(1.5), 3.0)
 
 
 def test_extremum_rules_are_transposes():
-    x = np.round(RNG.standard_normal((4, 6)) * 2) / 2  # many ties
+    x = np.round(np.random.default_rng(78).standard_normal((4, 6)) * 2) / 2  # many ties
     for axes in [(1,), (0,), (0, 1)]:
         ans = np.max(x, axis=axes)
-        u = RNG.standard_normal(np.shape(ans))
-        v = RNG.standard_normal(x.shape)
+        u = np.random.default_rng(81).standard_normal(np.shape(ans))
+        v = np.random.default_rng(82).standard_normal(x.shape)
         lhs = np.sum(ops.extremum_grad(u, x, ans, axes) * v)
         rhs = np.sum(u * ops.extremum_tangent(v, x, ans, axes))
         np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
@@ -326,8 +340,9 @@ def test_cumprod_grads_with_zeros():
 
 
 def test_linear_recurrence_primitive():
-    a = RNG.standard_normal((3, 5, 2))
-    b = RNG.standard_normal((3, 5, 2))
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((3, 5, 2))
+    b = rng.standard_normal((3, 5, 2))
     for axis in (0, 1, 2):
         for reverse in (False, True):
             y = ops.linear_recurrence(a, b, axis, reverse)
@@ -341,6 +356,18 @@ def test_linear_recurrence_primitive():
             np.testing.assert_allclose(y, np.moveaxis(want, 0, axis), rtol=1e-12)
             check_grads(lambda a, b: ops.linear_recurrence(a, b, axis, reverse), (a, b),
                         order=2)
+    # cumsum/cumprod primitives from either end, on the kernel path (scan
+    # along a non-trailing axis) and on NumPy's (trailing axis)
+    for axis in (0, 1, 2):
+        for op, np_fn in ((ops.cumsum, np.cumsum), (ops.cumprod, np.cumprod)):
+            np.testing.assert_allclose(op(a, axis), np_fn(a, axis=axis), rtol=1e-12)
+            np.testing.assert_allclose(op(a, axis, reverse=True),
+                                       np.flip(np_fn(np.flip(a, axis), axis=axis), axis),
+                                       rtol=1e-12)
+            np.testing.assert_allclose(op(a.astype(np.float32), axis, reverse=True),
+                                       np.flip(np_fn(np.flip(a, axis), axis=axis), axis),
+                                       rtol=1e-5, atol=1e-6)
+            check_grads(lambda v: op(v, axis, reverse=True), (a,), order=2)
     # integer fallback path
     ai = np.array([1, 2, 3])
     np.testing.assert_array_equal(ops.linear_recurrence(ai, ai, 0), [1, 4, 15])

@@ -85,7 +85,7 @@ def _index(a):
 
 def _keep(y, shape, axes, keepdims):
     """Reinsert the reduced ``axes`` as length-1 axes when ``keepdims``."""
-    if not keepdims:
+    if keepdims is _NoValue or not keepdims:
         return y
     return ops.reshape(y, tuple(1 if i in axes else s for i, s in enumerate(shape)))
 
