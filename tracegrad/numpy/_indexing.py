@@ -20,6 +20,7 @@ Boolean masks are turned into integer positions from their concrete value
 same helper for plain arrays.  All are differentiable in both ``x`` and the
 update value.
 """
+import math
 import operator
 
 import numpy as np
@@ -95,6 +96,9 @@ def _expand(shape, idx):
     """
     if not isinstance(idx, tuple):
         idx = (idx,)
+    fast = _expand_basic(shape, idx)
+    if fast is not None:
+        return fast, shape, True
     items = []  # (kind, value); kind in {"none", "ellipsis", "int", "slice", "array", "bool0"}
     for it in idx:
         if it is None:
@@ -181,34 +185,66 @@ def _expand(shape, idx):
     return entries, tuple(new_shape), adjacent
 
 
+def _expand_basic(shape, idx):
+    """The entries of a tuple of Python ints and slices (the common case), or
+    None to take the general path (which also raises the errors)."""
+    if len(idx) > len(shape):
+        return None
+    entries = []
+    for it, n in zip(idx, shape):
+        t = type(it)
+        if t is int:
+            if not -n <= it < n:
+                return None
+            entries.append(it + n if it < 0 else it)
+        elif t is slice:
+            entries.append(it)
+        else:
+            return None
+    entries.extend([slice(None)] * (len(shape) - len(idx)))
+    return entries
+
+
 # --------------------------------------------------------------------------
 # getitem
 
 
 def _apply_slices(x, entries, shape):
-    """Apply the ``slice`` entries of ``entries`` (other axes kept whole)."""
-    starts, limits, strides, flips = [], [], [], []
+    """Apply the slice and basic-integer entries as one ``slice`` (and a ``rev``
+    for negative steps); advanced axes are kept whole.
+
+    Returns the result and NumPy's basic-indexing result shape (1 for each
+    None, the length of each slice; integer and advanced axes left out).
+    """
+    starts, limits, strides, flips, out_shape = [], [], [], [], []
     axis = 0
     for e in entries:
         if e is None:
+            out_shape.append(1)
             continue
         n = shape[axis]
-        a, b, s = (e.indices(n) if isinstance(e, slice) else (0, n, 1))
-        count = len(range(a, b, s))
-        if s < 0:  # take the same elements with a positive stride, then flip
-            flips.append(axis)
-            a, b, s = (a + (count - 1) * s, a + 1, -s) if count else (0, 0, 1)
-        elif count == 0:
-            a, b, s = 0, 0, 1
+        if type(e) is int:  # a basic integer index: a width-one slice, dropped later
+            a, b, s = e, e + 1, 1
+        elif type(e) is slice:
+            a, b, s = e.indices(n)
+            count = len(range(a, b, s))
+            out_shape.append(count)
+            if count == 0:
+                a, b, s = 0, 0, 1
+            elif s < 0:  # the same elements with a positive stride, then flip
+                flips.append(axis)
+                a, b, s = a + (count - 1) * s, a + 1, -s
+            else:
+                b = a + (count - 1) * s + 1
         else:
-            b = a + (count - 1) * s + 1
+            a, b, s = 0, n, 1
         starts.append(a)
         limits.append(b)
         strides.append(s)
         axis += 1
-    if (starts, limits, strides) != ([0] * len(shape), list(shape), [1] * len(shape)):
+    if limits != list(shape) or any(starts) or any(s != 1 for s in strides):
         x = ops.slice(x, starts, limits, strides)
-    return ops.rev(x, flips)
+    return ops.rev(x, flips), tuple(out_shape)
 
 
 def getitem(x, idx):
@@ -222,65 +258,49 @@ def getitem(x, idx):
     Returns
     -------
     array or tracer
-        NumPy's result shape and values.  Basic indexing lowers to
-        ``slice``/``rev``/``reshape``; advanced indexing to one ``gather``.
+        NumPy's result shape and values.  Basic indexing lowers to one
+        ``slice`` (plus ``rev`` for negative steps) and a ``reshape``;
+        advanced indexing to one ``gather``.
 
     Raises
     ------
     IndexError
         Out-of-bounds integers or index arrays, too many indices, more than
-        one ellipsis, float indices, mismatched boolean masks.
+        one ellipsis, float indices, mismatched boolean masks, index arrays
+        that do not broadcast.
     """
     shape = tuple(x.shape)
     entries, shape1, adjacent = _expand(shape, idx)
     if shape1 != shape:
         x = ops.reshape(x, shape1)
+    x, basic_shape = _apply_slices(x, entries, shape1)
     axis_entries = [e for e in entries if e is not None]
-    adv_axes = [i for i, e in enumerate(axis_entries) if isinstance(e, _Adv)]
-    x = _apply_slices(x, entries, shape1)
+    adv_axes = [i for i, e in enumerate(axis_entries) if type(e) is _Adv]
     if not adv_axes:
-        # basic indexing: integers were sliced to width 1; drop them, add Nones
-        out_shape = []
-        axis = 0
-        for e in entries:
-            if e is None:
-                out_shape.append(1)
-                continue
-            if not isinstance(e, int):
-                out_shape.append(x.shape[axis])
-            axis += 1
-        return ops.reshape(_take_ints(x, entries), tuple(out_shape))
+        return ops.reshape(x, basic_shape)
     return _advanced(x, entries, axis_entries, adv_axes, adjacent)
-
-
-def _take_ints(x, entries):
-    """Slice integer entries to width one (the reshape then drops those axes)."""
-    ints = [(i, e) for i, e in enumerate(e for e in entries if e is not None) if isinstance(e, int)]
-    if not ints:
-        return x
-    starts = [0] * x.ndim
-    limits = list(x.shape)
-    for axis, i in ints:
-        starts[axis], limits[axis] = i, i + 1
-    return ops.slice(x, starts, limits)
 
 
 def _advanced(x, entries, axis_entries, adv_axes, adjacent):
     """Gather for advanced indices at ``adv_axes`` of the (already sliced) ``x``."""
     arrays = [axis_entries[a].idx for a in adv_axes]
-    try:
-        arrays = np.broadcast_arrays(*arrays)
-    except ValueError:
-        shapes = " ".join(str(a.shape) for a in arrays)
-        raise IndexError(
-            f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}"
-        ) from None
-    bshape = arrays[0].shape
     xs = tuple(x.shape)
     dims = [xs[a] for a in adv_axes]
-    lin = np.zeros(bshape, np.intp)
-    for arr, n in zip(arrays, dims):  # row-major linear index over the advanced axes
-        lin = lin * n + arr
+    if len(arrays) == 1:
+        lin = arrays[0]
+    else:
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            shapes = " ".join(str(a.shape) for a in arrays)
+            raise IndexError(
+                "shape mismatch: indexing arrays could not be broadcast together "
+                f"with shapes {shapes}"
+            ) from None
+        lin = arrays[0]
+        for arr, n in zip(arrays[1:], dims[1:]):  # row-major linear index
+            lin = lin * n + arr
+    bshape = lin.shape
     kept = [n for i, n in enumerate(xs) if i not in adv_axes]  # sliced axes, in order
     if adjacent:
         first = adv_axes[0]
@@ -289,7 +309,7 @@ def _advanced(x, entries, axis_entries, adv_axes, adjacent):
         x = ops.transpose(x, adv_axes + rest)
         xs = tuple(xs[i] for i in adv_axes + rest)
         first = 0
-    merged = xs[:first] + (int(np.prod(dims, dtype=np.int64)),) + xs[first + len(dims):]
+    merged = xs[:first] + (math.prod(dims),) + xs[first + len(dims):]
     out = ops.gather(ops.reshape(x, merged), lin, first)
     # the data are in NumPy's order already, only the None axes are missing
     out_shape = [] if adjacent else list(bshape)
