@@ -364,6 +364,11 @@ def test_solve_numpy2_semantics_and_errors():
         ("svd-wide", lambda a: [fix_sign(x) if x.ndim == 2 else x
                                 for x in _svd_uv(a)], lambda: normal((3, 5))),
         ("svd-square-full", lambda a: LA.svd(a)[0] @ LA.svd(a)[2], lambda: normal((3, 3))),
+        ("qr-tall", lambda a: list(LA.qr(a)), lambda: normal((2, 4, 3))),
+        ("qr-square", lambda a: list(LA.qr(a)), lambda: normal((3, 3))),
+        ("qr-wide", lambda a: list(LA.qr(a)), lambda: normal((3, 5))),
+        ("qr-r", lambda a: LA.qr(a, mode="r"), lambda: normal((2, 3, 5))),
+        ("qr-complete-wide", lambda a: LA.qr(a, mode="complete").Q, lambda: normal((3, 4))),
         ("multi_dot", lambda a: LA.multi_dot([a[0], a, LA.matrix_transpose(a), a[:, 0]]),
          lambda: normal((3, 3))),
     ],
@@ -402,6 +407,31 @@ def test_decomposition_values():
         np.testing.assert_allclose(s, rs, rtol=1e-12)
         np.testing.assert_allclose(np.abs(u), np.abs(ru), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(LA.svdvals(m), np.linalg.svd(m, compute_uv=False), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (3, 5), (2, 4, 3), (2, 3, 5)])
+def test_qr_values(shape):
+    a = normal(shape)
+    for mode in ("reduced", "complete"):
+        res = LA.qr(a, mode=mode)
+        ref = np.linalg.qr(a, mode=mode)
+        assert type(res).__name__ == "QRResult" and res._fields == ("Q", "R")
+        np.testing.assert_allclose(res.Q, ref.Q, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(res.R, ref.R, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(LA.qr(a, mode="r"), np.linalg.qr(a, mode="r"), rtol=1e-10, atol=1e-12)
+    if len(shape) == 2:
+        for x, y in zip(LA.qr(a, mode="raw"), np.linalg.qr(a, mode="raw")):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_qr_errors():
+    a = normal((4, 3))
+    with pytest.raises(NotImplementedError, match="mode='reduced'"):
+        tg.grad(lambda a: tnp.sum(LA.qr(a, mode="complete")[0]))(a)
+    with pytest.raises(TypeError, match="raw"):
+        tg.grad(lambda a: tnp.sum(LA.qr(a, mode="raw")[1]))(a)
+    with pytest.raises(ValueError, match="Unrecognized mode"):
+        LA.qr(a, mode="full")
 
 
 @pytest.mark.parametrize("n", [-3, -2, -1, 0, 1, 2, 3, 4, 5, 8])
@@ -651,6 +681,9 @@ _ABSTRACT_CASES = [
     ("eigh", (spd((3, 3)),), {"UPLO": "L"}),
     ("svd", (normal((2, 4, 3)),), {"full_matrices": False}),
     ("svd", (normal((4, 3)),), {"full_matrices": True}),
+    ("qr", (normal((2, 4, 3)),), {"mode": "reduced"}),
+    ("qr", (normal((4, 3)),), {"mode": "complete"}),
+    ("qr", (normal((3, 5)),), {"mode": "reduced"}),
 ]
 
 
@@ -694,6 +727,10 @@ JAX_CASES = [
      lambda: (normal((4, 3)),)),
     ("svd-uv", lambda ns, a: (lambda u, s, vh: ns.sum(u ** 4) + ns.sum(vh ** 4) + ns.sum(s))(
         *ns.linalg.svd(a, full_matrices=False)), lambda: (normal((3, 5)),)),
+    ("qr", lambda ns, a: (lambda q, r: ns.sum(ns.sin(q)) + ns.sum(ns.sin(r)))(*ns.linalg.qr(a)),
+     lambda: (normal((4, 3)),)),
+    ("qr-wide", lambda ns, a: (lambda q, r: ns.sum(ns.sin(q)) + ns.sum(ns.sin(r)))(*ns.linalg.qr(a)),
+     lambda: (normal((3, 5)),)),
     ("norm-nuc", lambda ns, a: ns.linalg.norm(a, "nuc"), lambda: (normal((3, 4)),)),
     ("norm-2", lambda ns, a: ns.linalg.norm(a, 2), lambda: (normal((3, 4)),)),
     ("norm-p", lambda ns, a: ns.linalg.norm(a, 3), lambda: (normal((5,)),)),
@@ -701,7 +738,7 @@ JAX_CASES = [
 ]
 
 
-_JAX_HESSIANS = {"cholesky", "eigh", "slogdet", "svdvals"}
+_JAX_HESSIANS = {"cholesky", "eigh", "slogdet", "svdvals", "qr"}
 
 
 @pytest.mark.parametrize("name,f,make", JAX_CASES, ids=[c[0] for c in JAX_CASES])

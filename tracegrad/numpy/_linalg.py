@@ -23,8 +23,7 @@ __all__ = [
 ]
 
 
-def _shape(x):
-    return tuple(np.shape(x)) if not isinstance(x, Tracer) else x.shape
+_ARRAYS = (np.ndarray, Tracer)
 
 
 def _as_operand(x):
@@ -80,13 +79,13 @@ def matmul(x1, x2, /, out=None, *, dtype=None, **kwargs):
     ``d(x1 @ x2) = dx1 @ x2 + x1 @ dx2``; the cotangents are ``ct @ x2^T``
     and ``x1^T @ ct``, summed over broadcast batch axes.
     """
-    _no_out("matmul", out)
-    for k in ("casting", "order", "subok"):
-        kwargs.pop(k, None)
-    if kwargs:
-        raise TypeError(f"tracegrad.numpy.matmul got unsupported keywords {sorted(kwargs)}")
-    a, b = _as_operand(x1), _as_operand(x2)
+    if out is not None or kwargs:
+        _ufunc_kwargs("matmul", out, kwargs)
+    a = x1 if isinstance(x1, _ARRAYS) else _as_operand(x1)
+    b = x2 if isinstance(x2, _ARRAYS) else _as_operand(x2)
     sa, sb = a.shape, b.shape
+    if len(sa) >= 2 and len(sb) >= 2 and sa[-1] == sb[-2]:  # the hot path
+        return _cast(ops.matmul(a, b), dtype)
     if not sa or not sb:
         raise ValueError(
             "matmul: Input operand does not have enough dimensions (a 0-d operand "

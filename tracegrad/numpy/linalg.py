@@ -23,6 +23,8 @@ Derivatives and where they are undefined
 * ``svd``: derivatives need distinct, nonzero singular values (the
   singular-vector formula divides by ``s_j**2 - s_i**2`` and by ``s``), and
   ``full_matrices=False`` for non-square input.
+* ``qr``: derivatives need full rank (an invertible leading block of ``R``)
+  and ``mode='reduced'`` for tall input.
 * ``norm``: the default, 2- and Frobenius norms have gradient 0 at the zero
   vector/matrix (a subgradient; the formula ``x / norm(x)`` is guarded with a
   double ``where``), so ``norm(v)**2`` has gradient 0 there, not NaN.
@@ -44,14 +46,15 @@ from ._linalg import vecdot as _tnp_vecdot
 __all__ = [
     "LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "solve", "det",
     "slogdet", "cholesky", "eigh", "eigvalsh", "matrix_power", "svd", "svdvals",
-    "multi_dot", "matmul", "tensordot", "vecdot", "matrix_transpose",
-    "SlogdetResult", "EighResult", "SVDResult",
+    "qr", "multi_dot", "matmul", "tensordot", "vecdot", "matrix_transpose",
+    "SlogdetResult", "EighResult", "SVDResult", "QRResult",
 ]
 
 LinAlgError = np.linalg.LinAlgError
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
 matmul = _tnp_matmul
 tensordot = _tnp_tensordot
@@ -416,6 +419,64 @@ def svdvals(x, /):
 
 if hasattr(np.linalg, "svdvals"):
     implements(np.linalg.svdvals)(svdvals)
+
+
+@implements(np.linalg.qr)
+def qr(a, mode="reduced"):
+    """QR decomposition ``a = Q @ R`` of a matrix or a stack of them.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, N)``
+    mode : {'reduced', 'complete', 'r', 'raw'}, optional
+        'reduced' (default): ``Q (..., M, K)``, ``R (..., K, N)``,
+        ``K = min(M, N)``; 'complete': ``Q (..., M, M)``, ``R (..., M, N)``;
+        'r': only ``R`` of 'reduced'; 'raw': LAPACK's Householder data
+        (NumPy arrays only, no derivative).
+
+    Returns
+    -------
+    QRResult or array
+        Named tuple ``(Q, R)``, or ``R`` for mode 'r'.  As in NumPy (LAPACK),
+        the diagonal of ``R`` may have either sign.
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` has fewer than two dimensions.
+    ValueError
+        For an unknown mode.
+    TypeError
+        For mode 'raw' on a tracer.
+    NotImplementedError
+        When differentiating mode 'complete' of a tall matrix (``M > N``).
+
+    Notes
+    -----
+    Derivatives after Walter and Lehmann (2018), "Algorithmic
+    differentiation of linear algebra functions with application in optimum
+    experimental design (extended version)", for ``M >= N``: with
+    ``C = Q^T dA R^-1`` and ``L`` its strict lower triangle,
+    ``dQ = dA R^-1 - Q D`` and ``dR = D R`` for ``D = C - L + L^T``; reverse
+    mode ``A_bar = (Q_bar + Q N) R^-T`` where ``N`` is
+    ``R_bar R^T - Q^T Q_bar`` with its upper triangle mirrored below the
+    diagonal.  A wide matrix ``[X | Y]`` is handled as the QR of the square
+    ``X`` plus ``R``'s right block ``Q^T Y``.  ``R`` must be invertible (full
+    rank).
+    """
+    a = _float_operand(a)
+    check_matrix(a, "qr")
+    if mode == "r":
+        return ops.qr(a, mode="reduced")[1]
+    if mode in ("reduced", "complete"):
+        q, r = ops.qr(a, mode=mode)
+        return QRResult(q, r)
+    if mode == "raw":
+        if isinstance(a, Tracer):
+            raise TypeError("qr(mode='raw') returns LAPACK's internal data and has no derivative; "
+                            "use mode='reduced'.")
+        return np.linalg.qr(a, mode="raw")
+    raise ValueError(f"Unrecognized mode '{mode}': use 'reduced', 'complete', 'r' or 'raw'")
 
 
 # --------------------------------------------------------------------------
