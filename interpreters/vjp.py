@@ -23,6 +23,7 @@ import itertools
 
 import numpy as np
 
+from ..primitives import ops
 from .core import Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "backward_pass"]
@@ -116,8 +117,7 @@ def _inexact(x):
 
 
 def _accumulate(cts, heap, node, k, ct):
-    from ..primitives import ops
-
+    """Add ``ct`` to output ``k`` of ``node``; queue the node on its first cotangent."""
     if node.prim is not None and node.prim.multiple_results:
         slot = cts.get(node)
         if slot is None:

@@ -450,10 +450,10 @@ def unbroadcast(ct, like):
     Sums over the axes that broadcasting added or stretched, then casts.
     Every broadcasting rule goes through this one function.
     """
-    shape = shape_of(like)
+    shape = like.shape  # a primal with a cotangent is an array or tracer
     if ct.shape != shape:
         ct = sum_to_shape(ct, shape)
-    dtype = dtype_of(like)
+    dtype = like.dtype
     if ct.dtype != dtype:
         ct = convert_element_type(ct, dtype)
     return ct
