@@ -9,18 +9,20 @@ Derivative design
 -----------------
 * ``reduce_max``/``reduce_min`` split the derivative evenly among tied
   extrema, in both modes: the tangent is ``sum(t * mask) / count`` and the
-  cotangent ``ct * mask / count``, with ``mask = (x == ans)``.  Both run as
-  fused one-pass Numba kernels, ``extremum_tangent`` and ``extremum_grad``,
-  which are primitives of their own and each other's transposes.
+  cotangent ``ct * mask / count``, with ``mask = (x == ans)`` (the
+  convention of TensorFlow's and JAX's max gradients).  Both run as fused
+  Numba kernels (mask, count and scale without temporaries),
+  ``extremum_tangent`` and ``extremum_grad``, which are primitives of their
+  own and each other's transposes.
 * ``cumprod`` and ``reduce_prod`` are differentiated without ever dividing by
   ``x`` (so zeros in the input are handled exactly, to any order) through
   ``linear_recurrence``: ``y[k] = a[k] * y[k-1] + b[k]``.  The JVP of a
   recurrence is a recurrence with the same ``a``, and its VJP is the reversed
   recurrence with ``a`` shifted by one position (the transpose of a
   bidiagonal solve).  The product of all elements but one is the product of
-  the exclusive cumulative products from the left and from the right, the
-  division-free scheme described in the TensorFlow/JAX ``prod`` gradient
-  notes.  Everything is O(n).
+  the exclusive cumulative products from the left and from the right (the
+  division-free scheme of TensorFlow's ``reduce_prod`` gradient).  Everything
+  is O(n).
 """
 import math
 
