@@ -350,8 +350,6 @@ def _targets(x, idx):
     shape = tuple(x.shape)
     n = int(np.prod(shape, dtype=np.int64))
     idx = _concrete_index(idx)
-    if isinstance(idx, tuple) and any(isinstance(i, float) for i in idx) or isinstance(idx, float):
-        raise IndexError(f"{_VALID}; got a float in {idx!r}")
     return np.arange(n, dtype=np.intp).reshape(shape)[idx], n
 
 
