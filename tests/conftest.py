@@ -4,6 +4,10 @@ Every test runs under a check that no interpreter state survives it: after
 the test (passed or failed) the current trace must be the eval trace again,
 which is what "exceptions leave no interpreter state behind" means.
 """
+import importlib.util
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
@@ -25,3 +29,34 @@ def _no_interpreter_state_left():
 def rng():
     """A seeded generator, so every failure reproduces."""
     return np.random.default_rng(0)
+
+
+def load_grad_table():
+    """The module ``tests/test_grad_table.py`` (its ``TABLE`` of rows), loaded once.
+
+    ``test_registry.py`` and ``test_numpy_protocol.py`` run their own checks
+    over the same rows.
+    """
+    name = "_tracegrad_tests_grad_table"
+    mod = sys.modules.get(name)
+    if mod is None:
+        path = pathlib.Path(__file__).with_name("test_grad_table.py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def grad_table():
+    return load_grad_table()
+
+
+def pytest_generate_tests(metafunc):
+    # ``table_row``: every row of the gradient table; ``numpy_row``: the rows
+    # whose NumPy spelling also runs on tracers
+    for argname, keep in (("table_row", lambda r: True), ("numpy_row", lambda r: r.numpy_dispatch)):
+        if argname in metafunc.fixturenames:
+            rows = [r for r in load_grad_table().TABLE if keep(r)]
+            metafunc.parametrize(argname, rows, ids=[r.id for r in rows])

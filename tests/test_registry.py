@@ -12,10 +12,6 @@
   are recorded.  Every differentiable primitive in the registry must have
   had both its JVP and its VJP rule exercised.
 """
-import importlib.util
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
@@ -25,21 +21,6 @@ import tracegrad.numpy.linalg  # noqa: F401
 from tracegrad.primitives import ShapedArray, registry
 from tracegrad.test_util import _inner, _rand_like as _random_like  # the checker's own helpers
 from tracegrad.tree_util import tree_leaves
-
-
-def _load_table():
-    name = "_tracegrad_tests_grad_table"
-    mod = sys.modules.get(name)
-    if mod is None:
-        path = pathlib.Path(__file__).with_name("test_grad_table.py")
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return mod
-
-
-TABLE = _load_table().TABLE
 
 
 # --------------------------------------------------------------------------
@@ -219,17 +200,17 @@ def _run_row(r):
     REC.rows_done.add(r.id)
 
 
-@pytest.mark.parametrize("r", TABLE, ids=[r.id for r in TABLE])
-def test_jvp_vjp_consistent(r, instrumented):
+def test_jvp_vjp_consistent(table_row, instrumented):
+    r = table_row
     n_before = len(REC.aval_errors)
     _run_row(r)
     new = REC.aval_errors[n_before:]
     assert not new, f"abstract_eval disagrees with impl while running {r.id}: {sorted(set(new))}"
 
 
-def _run_remaining_rows():
+def _run_remaining_rows(table):
     # the checks below need every row to have run (even under -k selection)
-    for r in TABLE:
+    for r in table:
         if r.id not in REC.rows_done:
             try:
                 _run_row(r)
@@ -237,15 +218,15 @@ def _run_remaining_rows():
                 pass
 
 
-def test_abstract_eval_agrees_with_impl(instrumented):
-    _run_remaining_rows()
+def test_abstract_eval_agrees_with_impl(instrumented, grad_table):
+    _run_remaining_rows(grad_table.TABLE)
     assert REC.bound, "no primitive was bound"
     errors = sorted(set(REC.aval_errors))
     assert not errors, f"{len(errors)} impl/abstract_eval disagreements: {errors[:20]}"
 
 
-def test_every_differentiable_primitive_exercised(instrumented):
-    _run_remaining_rows()
+def test_every_differentiable_primitive_exercised(instrumented, grad_table):
+    _run_remaining_rows(grad_table.TABLE)
     unexercised = []
     for name, p in sorted(registry.items()):
         if not p.differentiable:
