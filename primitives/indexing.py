@@ -33,7 +33,13 @@ gather_p = Primitive("gather")
 
 @gather_p.def_impl
 def _gather_impl(x, idx, *, axis):
-    """``np.take(x, idx, axis)``: NumPy's take is already a tight copy loop."""
+    """``np.take(x, idx, axis)``.
+
+    NumPy, by measurement: a Numba gather loop took 1.57x NumPy's time on
+    1e6 single elements and 1.0-1.1x on 1e3-1e6 elements in rows of 64; it
+    won only below ~1e3 elements by under 1 us, which the kernel's call
+    overhead gives back (see the kernel table in the README).
+    """
     return np.take(x, idx, axis=axis)
 
 
