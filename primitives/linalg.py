@@ -604,7 +604,7 @@ def _svd_vjp(ct, ans, a, *, full_matrices):
     v = matrix_transpose(vh)
     ut, s_row = matrix_transpose(u), reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
     s_col = reshape(s, shape_of(s) + (1,))
-    f = _inv_gaps(s, square=True)
+    f = None if ct_u is None and ct_vh is None else _inv_gaps(s, square=True)
     mid = None
 
     def acc(x, y):

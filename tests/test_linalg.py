@@ -108,6 +108,38 @@ def test_matmul_operator_method_and_numpy_dispatch():
     np.testing.assert_allclose(g, a.T @ np.cos(a @ b), rtol=1e-12)
 
 
+def test_numpy_linalg_dispatch_on_tracers():
+    a, b = wellcond((3, 3)), normal((3,), 1)
+    pairs = [
+        (lambda a: np.linalg.inv(a), LA.inv),
+        (lambda a: np.linalg.solve(a, b), lambda a: LA.solve(a, b)),
+        (lambda a: np.linalg.det(a), LA.det),
+        (lambda a: np.linalg.slogdet(a).logabsdet, lambda a: LA.slogdet(a).logabsdet),
+        (lambda a: np.linalg.cholesky(np.matmul(a, LA.matrix_transpose(a))),
+         lambda a: LA.cholesky(tnp.matmul(a, LA.matrix_transpose(a)))),
+        (lambda a: np.linalg.eigh(a + LA.matrix_transpose(a)).eigenvalues,
+         lambda a: LA.eigh(a + LA.matrix_transpose(a))[0]),
+        (lambda a: np.linalg.eigvalsh(a + LA.matrix_transpose(a)),
+         lambda a: LA.eigvalsh(a + LA.matrix_transpose(a))),
+        (lambda a: np.linalg.norm(a), LA.norm),
+        (lambda a: np.linalg.norm(a, "nuc"), lambda a: LA.norm(a, "nuc")),
+        (lambda a: np.linalg.svd(a, compute_uv=False), lambda a: LA.svdvals(a)),
+        (lambda a: np.linalg.qr(a).R, lambda a: LA.qr(a).R),
+        (lambda a: np.linalg.matrix_power(a, 3), lambda a: LA.matrix_power(a, 3)),
+        (lambda a: np.linalg.multi_dot([a, a, b]), lambda a: LA.multi_dot([a, a, b])),
+        (lambda a: np.tensordot(a, a), lambda a: tnp.tensordot(a, a)),
+        (lambda a: np.inner(a, b), lambda a: tnp.inner(a, b)),
+        (lambda a: np.vdot(a, a), lambda a: tnp.vdot(a, a)),
+        (lambda a: np.vecdot(a, b), lambda a: tnp.vecdot(a, b)),
+        (lambda a: np.linalg.vector_norm(a, ord=3), lambda a: LA.vector_norm(a, ord=3)),
+        (lambda a: np.linalg.matrix_norm(a, ord=1), lambda a: LA.matrix_norm(a, ord=1)),
+    ]
+    for via_numpy, direct in pairs:
+        got = tg.grad(lambda a: tnp.sum(tnp.sin(via_numpy(a))))(a)
+        ref = tg.grad(lambda a: tnp.sum(tnp.sin(direct(a))))(a)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+
+
 def test_matmul_dtypes():
     a32, b32 = normal((3, 4)).astype(np.float32), normal((4, 2)).astype(np.float32)
     assert tnp.matmul(a32, b32).dtype == np.float32
@@ -623,8 +655,12 @@ def test_norm_gradient_at_zero_is_zero():
     # forward mode too, and the value is exactly 0
     out, t = tg.jvp(LA.norm, (z,), (np.ones(4),))
     assert float(out) == 0.0 and float(t) == 0.0
-    # the Hessian of norm(v)**2 away from 0 is 2 I
+    # the Hessian of norm(v)**2 is 2 I away from 0, and (documented) 0 at 0
     np.testing.assert_allclose(tg.hessian(lambda v: LA.norm(v) ** 2)(normal(3)), 2 * np.eye(3), rtol=1e-12)
+    np.testing.assert_array_equal(tg.hessian(lambda v: LA.norm(v) ** 2)(np.zeros(3)), np.zeros((3, 3)))
+    # max/min and SVD based orders at 0: finite subgradients
+    np.testing.assert_array_equal(tg.grad(lambda v: LA.norm(v, np.inf))(z), np.zeros(4))
+    np.testing.assert_array_equal(tg.grad(lambda m: LA.norm(m, 2))(np.zeros((2, 2))), 0.5 * np.eye(2))
 
 
 def test_norm_errors():

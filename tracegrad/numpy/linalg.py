@@ -27,7 +27,8 @@ Derivatives and where they are undefined
   and ``mode='reduced'`` for tall input.
 * ``norm``: the default, 2- and Frobenius norms have gradient 0 at the zero
   vector/matrix (a subgradient; the formula ``x / norm(x)`` is guarded with a
-  double ``where``), so ``norm(v)**2`` has gradient 0 there, not NaN.
+  double ``where``), so ``norm(v)**2`` has gradient 0 there, not NaN; its
+  second derivatives at 0 are 0 as well (not ``2 I``).
 """
 import collections
 import operator
@@ -692,7 +693,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     At the zero vector/matrix the None/2/'fro' norms have gradient 0 (and
     so do 1 and p >= 1 vector norms): the derivative ``x / norm(x)`` is
     guarded with a double ``where``, so ``norm(v)**2`` has gradient 0 there,
-    not NaN.  max/min based orders split the gradient evenly among ties (as
+    not NaN.  The norm is not differentiable at 0, so second derivatives
+    there come out 0 too (the Hessian of ``norm(v)**2`` at 0 is 0, not
+    ``2 I``): use ``v @ v`` when the curvature at 0 matters.  max/min based orders split the gradient evenly among ties (as
     ``max``/``min`` do); 2/-2/'nuc' use the SVD (see :func:`svd`).
     """
     x = _float_operand(x)
