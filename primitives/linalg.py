@@ -27,7 +27,7 @@ References for the derivative formulas (described in the docstrings below):
 import numpy as np
 
 from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
-from .elementwise import add, div, eq, mul, neg, select, sub
+from .elementwise import add, div, mul, neg, select, sub
 from .structural import (
     concatenate,
     convert_element_type,
