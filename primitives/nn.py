@@ -243,14 +243,20 @@ def _same_aval(x, *rest, **params):
     return ShapedArray(x.shape, x.dtype)
 
 
-def _elementwise_impl(kern, numpy_fn, *xs):
+def _elementwise_impl(kern, numpy_fn, min_size, *xs):
     """Run the elementwise kernel ``kern(*flat_inputs, flat_out)``.
 
-    Inputs of one shape and one float dtype go to the kernel; anything else
-    (broadcasting, float16, ints) to ``numpy_fn(*xs)``.
+    Inputs of one shape and one float dtype with at least ``min_size``
+    elements go to the kernel; anything else (small arrays, where a Numba
+    call costs more than NumPy's passes; broadcasting; float16; ints) to
+    ``numpy_fn(*xs)``.
     """
     xs = [np.asarray(x) for x in xs]
-    if not _same_float(*xs) or any(x.shape != xs[0].shape for x in xs):
+    if (
+        xs[0].size < min_size
+        or not _same_float(*xs)
+        or any(x.shape != xs[0].shape for x in xs)
+    ):
         return numpy_fn(*xs)[()]
     out = np.empty(xs[0].shape, xs[0].dtype)
     _run(kern, *[_flat(x) for x in xs], out.reshape(-1))
@@ -274,6 +280,13 @@ def _rowwise_impl(kern, numpy_fn, axes, *xs):
     out = np.empty(rows[0][0].shape, xs[0].dtype)
     _run(kern, *[r for r, _ in rows], out)
     return _from_rows(out, rows[0][1], axes)
+
+
+# Elementwise kernels run from this many elements (a Numba call costs ~1 us
+# more than a NumPy ufunc call); pure-arithmetic kernels, which only save
+# NumPy passes over cached data, from _MIN_SIZE_ARITH.
+_MIN_SIZE = 128
+_MIN_SIZE_ARITH = 16384
 
 
 def _def_symmetric_rule(prim, rule):
@@ -304,9 +317,11 @@ sigmoid_p = Primitive("sigmoid")
 def _sigmoid_impl(x):
     """``1 / (1 + exp(-x))`` as ``e / (1 + e)`` with ``e = exp(-|x|)`` for ``x < 0``.
 
-    Numba kernel (vectorized polynomial exp); NumPy fallback for other dtypes.
+    Numba kernel (vectorized polynomial exp) from 128 elements: 4-5x faster
+    than NumPy's ``exp``/``where`` formulation at 1280 and 1e6 elements;
+    NumPy below (a Numba call costs more there: 0.6x at 16 elements).
     """
-    return _elementwise_impl(_sigmoid_kernel, _sigmoid_numpy, x)
+    return _elementwise_impl(_sigmoid_kernel, _sigmoid_numpy, _MIN_SIZE, x)
 
 
 sigmoid_p.def_abstract_eval(_same_aval)
@@ -332,8 +347,15 @@ sigmoid_grad_p = Primitive("sigmoid_grad")
 
 @sigmoid_grad_p.def_impl
 def _sigmoid_grad_impl(g, s):
-    """``g * s * (1 - s)`` in one Numba pass (NumPy takes three)."""
-    return _elementwise_impl(_sigmoid_grad_kernel, lambda g, s: g * s * (1.0 - s), g, s)
+    """``g * s * (1 - s)`` in one Numba pass from 16384 elements (NumPy takes three).
+
+    Measured 6x faster than NumPy at 1e6 elements (NumPy's temporaries are
+    fresh pages there); below ~1e4 elements NumPy's three in-cache passes
+    win (0.35x at 16, 0.5x at 1280), so small arrays use NumPy.
+    """
+    return _elementwise_impl(
+        _sigmoid_grad_kernel, lambda g, s: g * s * (1.0 - s), _MIN_SIZE_ARITH, g, s
+    )
 
 
 sigmoid_grad_p.def_abstract_eval(_elementwise_aval(lambda g, s: g * s * (1.0 - s)))
@@ -381,9 +403,11 @@ softplus_p = Primitive("softplus")
 def _softplus_impl(x):
     """``max(x, 0) + log1p(exp(-|x|))``: exact at +-1000 and +-inf.
 
-    Numba kernel; NumPy's ``logaddexp(x, 0)`` for other dtypes.
+    Numba kernel from 128 elements (2x NumPy at 1280 and 1e6 elements: the
+    exp vectorizes, ``log1p`` stays a scalar call); NumPy's
+    ``logaddexp(x, 0)`` below (0.4x at 16 elements) and for other dtypes.
     """
-    return _elementwise_impl(_softplus_kernel, lambda x: np.logaddexp(x, 0.0), x)
+    return _elementwise_impl(_softplus_kernel, lambda x: np.logaddexp(x, 0.0), _MIN_SIZE, x)
 
 
 softplus_p.def_abstract_eval(_same_aval)
@@ -409,8 +433,11 @@ softplus_grad_p = Primitive("softplus_grad")
 
 @softplus_grad_p.def_impl
 def _softplus_grad_impl(g, x):
-    """``g * sigmoid(x)`` in one Numba pass."""
-    return _elementwise_impl(_softplus_grad_kernel, lambda g, x: g * _sigmoid_numpy(x), g, x)
+    """``g * sigmoid(x)`` in one Numba pass from 128 elements (3.6x NumPy at 1280,
+    8.7x at 1e6; NumPy below, 0.75x at 16)."""
+    return _elementwise_impl(
+        _softplus_grad_kernel, lambda g, x: g * _sigmoid_numpy(x), _MIN_SIZE, g, x
+    )
 
 
 softplus_grad_p.def_abstract_eval(_elementwise_aval(lambda g, x: g * x))
@@ -473,7 +500,8 @@ erf_p = Primitive("erf")
 
 @erf_p.def_impl
 def _erf_impl(x):
-    """``math.erf`` in a Numba loop (NumPy has no erf ufunc)."""
+    """``math.erf`` in a Numba loop: NumPy has no erf ufunc, and
+    ``np.vectorize(math.erf)`` is 6-9x slower (16 and 1280 elements)."""
     x = np.asarray(x)
     if not _same_float(x):
         xf = np.asarray(x, np.float64)
@@ -529,7 +557,9 @@ softmax_p = Primitive("softmax")
 def _softmax_impl(x, *, axes):
     """``exp(x - max) / sum(exp(x - max))`` over ``axes``.
 
-    One Numba kernel per row (max, exp, sum, scale while the row is in cache).
+    One Numba kernel per row (max, exp, sum, scale while the row is in
+    cache); against NumPy's in-place ``x - max``, ``exp``, ``/= sum``:
+    1.3x at (128, 10), 2.6x at (1000, 1000), 1.5x at (1, 1e6).
     """
     return _rowwise_impl(_softmax_kernel, _softmax_numpy, axes, x)
 
@@ -564,7 +594,11 @@ softmax_grad_p = Primitive("softmax_grad")
 
 @softmax_grad_p.def_impl
 def _softmax_grad_impl(g, y, *, axes):
-    """``y * (g - sum(g * y, axes))`` in one Numba kernel per row."""
+    """``y * (g - sum(g * y, axes))`` in one Numba kernel per row.
+
+    Against NumPy's three passes: 1.1x at (128, 10), 2.3x at (1000, 1000),
+    3.2x at (1, 1e6).
+    """
     return _rowwise_impl(_softmax_grad_kernel, _softmax_grad_numpy, axes, g, y)
 
 
@@ -628,7 +662,11 @@ log_softmax_p = Primitive("log_softmax")
 
 @log_softmax_p.def_impl
 def _log_softmax_impl(x, *, axes):
-    """``(x - max) - log(sum(exp(x - max)))`` over ``axes``, one kernel per row."""
+    """``(x - max) - log(sum(exp(x - max)))`` over ``axes``, one kernel per row.
+
+    Against the same NumPy formulation: 1.8x at (128, 10), 5.1x at
+    (1000, 1000), 2.7x at (1, 1e6).
+    """
     return _rowwise_impl(_log_softmax_kernel, _log_softmax_numpy, axes, x)
 
 
@@ -661,7 +699,10 @@ log_softmax_vjp_p = Primitive("log_softmax_vjp")
 
 @log_softmax_vjp_p.def_impl
 def _log_softmax_vjp_impl(c, y, *, axes):
-    """``c - exp(y) * sum(c, axes)`` in one Numba kernel per row."""
+    """``c - exp(y) * sum(c, axes)`` in one Numba kernel per row.
+
+    Against NumPy: 1.3x at (128, 10), 1.6x at (1000, 1000), 3.6x at (1, 1e6).
+    """
     return _rowwise_impl(_log_softmax_vjp_kernel, _log_softmax_vjp_numpy, axes, c, y)
 
 
@@ -713,7 +754,10 @@ log_softmax_jvp_p = Primitive("log_softmax_jvp")
 
 @log_softmax_jvp_p.def_impl
 def _log_softmax_jvp_impl(t, y, *, axes):
-    """``t - sum(exp(y) * t, axes)`` in one Numba kernel per row."""
+    """``t - sum(exp(y) * t, axes)`` in one Numba kernel per row.
+
+    Against NumPy: 1.35x at (128, 10), 3.2x at (1000, 1000), 3.0x at (1, 1e6).
+    """
     return _rowwise_impl(_log_softmax_jvp_kernel, _log_softmax_jvp_numpy, axes, t, y)
 
 
@@ -771,6 +815,8 @@ def _logsumexp_impl(x, *, axes):
     """``max + log(sum(exp(x - max)))`` over ``axes``, one kernel per row.
 
     A row of all ``-inf`` gives ``-inf``; a row holding ``+inf`` gives ``inf``.
+    Against NumPy's ``max``/``exp``/``sum``/``log``: 2.0x at (128, 10), 2.3x
+    at (1000, 1000), 3.0x at (1, 1e6).
     """
     x = np.asarray(x)
     if x.size == 0:  # the sum of no terms is 0: log(0) = -inf
@@ -814,7 +860,9 @@ def _logsumexp_grad_impl(c, x, *, axes):
     One Numba kernel per row (the softmax kernel, scaled by ``c``).  Using
     the shifted exponentials rather than ``exp(x - out)`` avoids the rounding
     of ``out``: at ``[1000, 1000]`` the weights are exactly 0.5, where
-    ``exp(x - out)`` gives 0.5000000000000275.
+    ``exp(x - out)`` gives 0.5000000000000275.  Against NumPy's (less
+    accurate) ``c * exp(x - out)``: 0.8x at (128, 10), kept for accuracy;
+    3.1x at (1000, 1000), 2.9x at (1, 1e6).
     """
     c = np.asarray(c)
     x = np.asarray(x)

@@ -256,6 +256,23 @@ def test_sigmoid_edges():
     assert np.isnan(float(nn.sigmoid(np.nan)))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_edges_on_kernel_path(dtype):
+    # small arrays use NumPy formulations, large ones the Numba kernels:
+    # the edge values must agree on both paths
+    edge = np.array([-np.inf, -1000.0, -40.0, 0.0, 40.0, 1000.0, np.inf], dtype)
+    big = np.tile(edge, 300)
+    for f in (nn.sigmoid, nn.softplus, nn.log_sigmoid):
+        np.testing.assert_array_equal(f(big)[:7], f(edge))
+        np.testing.assert_array_equal(_grad(f)(big)[:7], _grad(f)(edge))
+        np.testing.assert_array_equal(tg.jacfwd(_grad(f))(edge), np.diag(_second_diag(f, big)[:7]))
+    assert nn.sigmoid(big).dtype == dtype
+
+
+def _second_diag(f, x):
+    return tg.grad(lambda x: np.sum(_grad(f)(x)))(x)
+
+
 def test_relu_derivative_at_zero():
     assert float(tg.grad(nn.relu)(0.0)) == 0.0
     assert float(tg.jacfwd(nn.relu)(0.0)) == 0.0
