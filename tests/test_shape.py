@@ -450,3 +450,33 @@ def test_errors_inside_transforms_leave_no_state():
         tg.grad(lambda x: total(tnp.flip(x, 3)))(M)
     g = tg.grad(lambda x: total(tnp.flip(x, 1)))(M)
     np.testing.assert_array_equal(g, np.ones_like(M))
+
+
+# --------------------------------------------------------------------------
+# JAX as an oracle for the gradients of the selecting rearrangements
+
+
+ORACLE = [
+    ("pad_reflect", lambda f, x: f.pad(x, ((5, 1), (2, 7)), mode="reflect")),
+    ("pad_symmetric", lambda f, x: f.pad(x, ((3, 4), (0, 6)), mode="symmetric")),
+    ("pad_wrap", lambda f, x: f.pad(x, ((5, 1), (2, 9)), mode="wrap")),
+    ("pad_edge", lambda f, x: f.pad(x, 3, mode="edge")),
+    ("sort", lambda f, x: f.sort(x, axis=0)),
+    ("roll", lambda f, x: f.roll(x, (1, -3), axis=(0, 1))),
+    ("repeat", lambda f, x: f.repeat(x, np.array([2, 0, 3]), axis=0)),
+    ("take_clip", lambda f, x: f.take(x, np.array([[7, -9], [1, 1]]), axis=1, mode="clip")),
+    ("diag", lambda f, x: f.diag(f.diag(x, 1), -2)),
+    ("tile", lambda f, x: f.tile(x, (2, 1, 3))),
+    ("triu", lambda f, x: f.triu(x, -1)),
+]
+
+
+@pytest.mark.parametrize("name,f", ORACLE, ids=[c[0] for c in ORACLE])
+def test_gradients_against_jax(name, f):
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    w = RNG.standard_normal(f(np, M).shape)
+    want = jax.grad(lambda x: jnp.sum(f(jnp, x) * w))(jnp.asarray(M))
+    got = tg.grad(lambda x: total(f(tnp, x) * w))(M)
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-12, atol=1e-12)

@@ -406,6 +406,10 @@ class _IndexRef:
     are cast to ``x``'s dtype and broadcast to the shape of ``x[idx]``) and is
     differentiable in both ``x`` and the values.  Index semantics (and
     IndexErrors for out-of-bounds positions) are NumPy's, not JAX's clamping.
+    JAX's hints ``indices_are_sorted`` and ``unique_indices`` are accepted
+    and ignored: repeated indices are found from the concrete index, and
+    every method handles them (including ``multiply``, whose derivative JAX
+    only gives for unique indices).
     """
 
     __slots__ = ("x", "idx")
@@ -418,7 +422,7 @@ class _IndexRef:
         """``x[idx]``."""
         return getitem(self.x, self.idx)
 
-    def set(self, values):
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = values``.
 
         With repeated indices, the value that comes last in the row-major
@@ -438,7 +442,7 @@ class _IndexRef:
         out = ops.select(hit, placed, ops.reshape(x, (n,)))
         return ops.reshape(out, tuple(x.shape))
 
-    def add(self, values):
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] += values``; repeated indices add up every value
         (unlike NumPy's buffered ``x[idx] += v``, like ``np.add.at``)."""
         x = self.x
@@ -447,7 +451,7 @@ class _IndexRef:
         out = ops.add(ops.reshape(x, (n,)), ops.scatter_add(v, lin.reshape(-1), 0, n))
         return ops.reshape(out, tuple(x.shape))
 
-    def subtract(self, values):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
         return self.add(ops.neg(arg(values)))
 
@@ -470,26 +474,26 @@ class _IndexRef:
             out = ops.select(hit, op(out, ops.select(hit, placed, one)), out)
         return ops.reshape(out, tuple(x.shape))
 
-    def multiply(self, values):
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] *= values``; repeated indices multiply every value in."""
         return self._combine(values, ops.mul)
 
     mul = multiply
 
-    def divide(self, values):
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] /= values``; repeated indices divide by every value."""
         return self._combine(values, ops.div)
 
-    def power(self, values):
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] **= values``; repeated indices apply in index order."""
         return self._combine(values, ops.pow)
 
-    def min(self, values):
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = minimum(x[idx], values)`` over all updates
         (ties split the derivative evenly, as ``minimum`` does)."""
         return self._combine(values, ops.minimum)
 
-    def max(self, values):
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = maximum(x[idx], values)`` over all updates
         (ties split the derivative evenly, as ``maximum`` does)."""
         return self._combine(values, ops.maximum)
