@@ -8,8 +8,9 @@
   once any array is present) lower to one ``gather`` along a single merged
   axis, whose VJP is a ``scatter_add`` that accumulates repeated indices.
   The advanced dimensions go where NumPy puts them: in place of the first
-  advanced index when the advanced indices are adjacent (``None`` entries do
-  not break adjacency), otherwise first.
+  advanced index when the advanced indices are consecutive items of the
+  index (a ``None`` or an ``...`` between them separates them), otherwise
+  first.
 
 Boolean masks are turned into integer positions from their concrete value
 (tracers carry values), so their result shapes are concrete too.
@@ -88,8 +89,8 @@ def _normalize_array(a, axis, n):
 def _expand(shape, idx):
     """Parse ``idx`` against ``shape``.
 
-    Returns ``(entries, new_shape, adjacent)``: one entry per axis of ``new_shape`` or
-    ``None`` (a new axis).  ``new_shape`` is ``shape`` with the size-1 axes
+    Returns ``(entries, new_shape, adjacent)``: one entry per axis of
+    ``new_shape`` or ``None`` (a new axis).  ``new_shape`` is ``shape`` with the size-1 axes
     that 0-d boolean indices add.  Axis entries are ``slice`` objects, Python
     ints (basic integer indices) or :class:`_Adv`.  ``adjacent`` says whether
     the advanced indices are consecutive items of ``idx``.
@@ -348,7 +349,7 @@ def _targets(x, idx):
     and error messages for every index form.
     """
     shape = tuple(x.shape)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     idx = _concrete_index(idx)
     return np.arange(n, dtype=np.intp).reshape(shape)[idx], n
 
@@ -389,7 +390,7 @@ def _values(x, v, shape):
         )
     v = ops.convert_element_type(ops.reshape(v, vshape), x.dtype)
     v = ops.broadcast_to(v, tuple(shape))
-    return ops.reshape(v, (int(np.prod(shape, dtype=np.int64)),))
+    return ops.reshape(v, (math.prod(shape),))
 
 
 def _placed(v, lin, n):

@@ -13,6 +13,7 @@ Axes follow NumPy: negative axes count from the end, ``axis=None`` flattens
 where NumPy does, and a bad axis raises NumPy's ``AxisError``.  Each function
 is registered for NumPy's dispatch, so ``np.concatenate([tracer, x])`` works.
 """
+import math
 import numbers
 import operator
 
@@ -79,7 +80,7 @@ def _resolve_shape(shape, size):
         raise ValueError("can only specify one unknown dimension")
     if any(s < -1 for s in shape):
         raise ValueError(f"negative dimensions not allowed: {tuple(shape)}")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod(s for s in shape if s != -1)
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)}")
@@ -120,7 +121,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
         not one of "C", "F", "A".
     """
     a = _array(a)
-    size = int(np.prod(a.shape, dtype=np.int64))
+    size = math.prod(a.shape)
     shape = _resolve_shape(shape, size)
     if order == "A":
         order = "F" if _is_fortran_ndarray(a) else "C"
@@ -386,7 +387,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if not arrays:
         raise ValueError("need at least one array to concatenate")
     if axis is None:
-        arrays = [ops.reshape(a, (int(np.prod(a.shape, dtype=np.int64)),)) for a in arrays]
+        arrays = [ops.reshape(a, (math.prod(a.shape),)) for a in arrays]
         axis = 0
     nd = arrays[0].ndim
     if nd == 0:
