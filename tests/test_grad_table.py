@@ -553,6 +553,12 @@ row("linalg.svd", "vectors",
     lambda ns, a: (lambda u, s, vh: (u * ns.sign(u[:1, :]), s, vh * ns.sign(u[:1, :]).T))(
         *ns.linalg.svd(a, full_matrices=False)),
     A((normal, (3, 2))), tol=1e-4)
+row("linalg.qr", "",
+    # factors up to the signs of r's diagonal: make it positive
+    lambda ns, a: (lambda q, r: (q * ns.sign(ns.diagonal(r)), r * ns.sign(ns.diagonal(r))[:, None]))(
+        *ns.linalg.qr(a)),
+    A((normal, (3, 2))))
+row("linalg.qr", "r", lambda ns, a: ns.abs(ns.linalg.qr(a, mode="r")), A((normal, (3, 3))))
 row("linalg.svdvals", "", lambda ns, a: ns.linalg.svdvals(a), A((normal, (2, 3))))
 row("linalg.norm", "matrix-ord=2", lambda ns, x: ns.linalg.norm(x, 2), A((normal, (3, 2))))
 row("linalg.norm", "nuc", lambda ns, x: ns.linalg.norm(x, "nuc"), A((normal, (3, 2))))
