@@ -45,10 +45,22 @@ def _bits_to_float(typingctx, x):
     return types.float64(types.int64), codegen
 
 
+@intrinsic
+def _float_to_bits(typingctx, x):
+    """Reinterpret a float64 as its int64 bit pattern (an LLVM bitcast)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
 @numba.njit(inline="always")
-def _pow2(k):
-    # 2**k for -1022 <= k <= 1023, from its exponent bits
-    return _bits_to_float((k + 1023) << 52)
+def _pow2_of_shifted(t):
+    # t = k + _SHIFT for an integer -1022 <= k <= 1023: the low mantissa bits
+    # of t hold k, so 2**k is built from bits alone (AVX2 has no packed
+    # float64 -> int64 conversion; a bitcast vectorizes).
+    return _bits_to_float((_float_to_bits(t) + 1023) << 52)
 
 
 @numba.njit(inline="always")
@@ -69,14 +81,25 @@ def _expm1_reduced(r):
     return p * r * r + r
 
 
+@numba.njit(inline="always")
+def fexp(x):
+    """``exp(x)`` for ``-708 <= x <= 709`` (clamped outside), branch-free.
+
+    Scalar building block for vectorized kernels; callers handle inputs
+    outside the range (see :func:`exp_kernel`).
+    """
+    xi = min(max(np.float64(x), _EXP_MIN), _EXP_MAX)
+    t = xi * _LOG2E + _SHIFT
+    kf = t - _SHIFT
+    r = (xi - kf * _LN2_HI) - kf * _LN2_LO
+    return (_expm1_reduced(r) + 1.0) * _pow2_of_shifted(t)
+
+
 @numba.njit(**_OPTS)
 def exp_kernel(x, out):
     n = x.size
     for i in range(n):
-        xi = min(max(np.float64(x[i]), _EXP_MIN), _EXP_MAX)
-        kf = (xi * _LOG2E + _SHIFT) - _SHIFT
-        r = (xi - kf * _LN2_HI) - kf * _LN2_LO
-        out[i] = (_expm1_reduced(r) + 1.0) * _pow2(np.int64(kf))
+        out[i] = fexp(x[i])
     for i in range(n):  # overflow, underflow, inf, NaN: the C library
         xi = x[i]
         if not (_EXP_MIN <= xi <= _EXP_MAX):
@@ -112,9 +135,10 @@ def _cos_poly(r2):
 def _trig(x, phase):
     # phase 0: sin(x); phase 1: cos(x) = sin(x + pi/2), one quadrant on
     xi = min(max(np.float64(x), -_TRIG_MAX), _TRIG_MAX)
-    qf = (xi * _TWO_OVER_PI + _SHIFT) - _SHIFT
+    qt = xi * _TWO_OVER_PI + _SHIFT  # low mantissa bits hold q
+    qf = qt - _SHIFT
     r = ((xi - qf * _PIO2_1) - qf * _PIO2_2) - qf * _PIO2_3
-    q = (np.int64(qf) + phase) & 3
+    q = (_float_to_bits(qt) + phase) & 3
     r2 = r * r
     s = _sin_poly(r, r2)
     c = _cos_poly(r2)
@@ -151,9 +175,10 @@ def tanh_kernel(x, out):
         xi = np.float64(x[i])
         a = min(abs(xi), 20.0)  # tanh(20) rounds to 1
         y = a + a
-        kf = (y * _LOG2E + _SHIFT) - _SHIFT
+        t = y * _LOG2E + _SHIFT
+        kf = t - _SHIFT
         r = (y - kf * _LN2_HI) - kf * _LN2_LO
-        s = _pow2(np.int64(kf))
+        s = _pow2_of_shifted(t)
         e = s * _expm1_reduced(r) + (s - 1.0)  # expm1(2a)
         t = e / (e + 2.0)
         out[i] = -t if xi < 0.0 else t
