@@ -237,9 +237,8 @@ def numpy_impl_entries():
 
     for prim, (computes, arity, ufunc, loop) in NUMPY_IMPLS.items():
         compiled = numba.njit(nogil=True, error_model="numpy")(loop)
-        entry = Entry(
-            prim, f"{computes}; kernel = a plain Numba loop", lambda n, k=arity: [normal(n) for _ in range(k)], ufunc
-        )
+        inputs = lambda n, k=arity: [normal(n) for _ in range(k)]  # noqa: E731
+        entry = Entry(prim, f"{computes}; kernel = a plain Numba loop", inputs, ufunc)
         yield f"(one loop) {loop.__name__}", entry, compiled
 
 
@@ -343,7 +342,9 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=15, help="samples per variant (default 15)")
     p.add_argument("--min-sample", type=float, default=0.01, help="shortest sample, seconds")
     p.add_argument("--budget", type=float, default=10.0, help="seconds of sampling per row")
-    p.add_argument("--only", help="comma-separated substrings: time only the kernels whose name has one")
+    p.add_argument(
+        "--only", help="comma-separated substrings: time only the kernels whose name has one"
+    )
     args = p.parse_args(argv)
     if args.quick:
         args.rounds, args.min_sample, args.budget = 3, 0.001, 1.0
@@ -357,8 +358,10 @@ def main(argv=None):
         wanted = args.only.split(",")
         jobs = [job for job in jobs if any(w in job[0] for w in wanted)]
 
-    print("| primitive | computes | n | NumPy (µs) | kernel (µs) | kernel/NumPy | impl (µs) | impl uses |")
-    print("|---|---|---|---|---|---|---|---|")
+    header = ["primitive", "computes", "n", "NumPy (µs)", "kernel (µs)", "kernel/NumPy",
+              "impl (µs)", "impl uses"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
     errors = 0
     for name, entry, kernel in jobs:
         for n in SIZES:
