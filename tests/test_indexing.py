@@ -2,6 +2,9 @@
 values and tangents against NumPy for every index form, check_grads to second
 order, repeated-index accumulation, boolean masks, the gather/scatter_add
 primitives, non-contiguous inputs and NumPy's errors."""
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +12,7 @@ from hypothesis import strategies as st
 
 import tracegrad as tg
 import tracegrad.numpy as tnp
-from tracegrad.primitives import ops
+from tracegrad.primitives import ShapedArray, ops
 from tracegrad.primitives.indexing import gather_p, scatter_add_p
 from tracegrad.test_util import check_grads
 
@@ -27,6 +30,17 @@ def index_of(x, idx):
     out, t = tg.jvp(lambda x: x[idx], (x,), (x * 0 + 1.0,))
     return out
 
+
+def _sibling(name):
+    """Load a sibling test module (the tests folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        f"_tracegrad_{name}", pathlib.Path(__file__).with_name(f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+avals_checked = _sibling("test_shape").avals_checked  # impl vs abstract_eval, per primitive
 
 BASIC = [
     0, -1, (1, 2), (1, -2, 3), slice(None), slice(1, None), slice(None, None, -1),
@@ -60,7 +74,7 @@ def idx_id(i):
 
 
 @pytest.mark.parametrize("idx", ALL, ids=[idx_id(i) for i in ALL])
-def test_values_and_tangents_match_numpy(idx):
+def test_values_and_tangents_match_numpy(idx, avals_checked):
     t = RNG.standard_normal(X.shape)
     out, t_out = tg.jvp(lambda x: x[idx], (X,), (t,))
     want = X[idx]
@@ -228,7 +242,7 @@ def _np_ufunc_at(name):
 
 @pytest.mark.parametrize("idx", AT_INDICES, ids=[idx_id(i) for i in AT_INDICES])
 @pytest.mark.parametrize("method", ["set", *UFUNC_AT])
-def test_at_values_match_numpy(idx, method):
+def test_at_values_match_numpy(idx, method, avals_checked):
     x = np.abs(X) + 0.5
     v = RNG.uniform(0.5, 1.5, x[idx].shape)
     want = (_np_set if method == "set" else _np_ufunc_at(method))(x, idx, v)
@@ -345,8 +359,6 @@ def test_scatter_add_matches_add_at(dtype, axis):
 
 
 def test_gather_scatter_abstract_eval_matches_impl():
-    from tracegrad.primitives import ShapedArray
-
     idx = np.array([[0, 2], [2, 2]])
     a = gather_p.abstract_eval(ShapedArray(X.shape, X.dtype), ShapedArray(idx.shape, idx.dtype), axis=1)
     assert a == ShapedArray(ops.gather(X, idx, 1).shape, X.dtype)

@@ -376,6 +376,8 @@ def _groups(lin):
 def _values(x, v, shape):
     """Update values: cast to ``x``'s dtype, broadcast to ``shape``, flattened."""
     v = arg(v)
+    if not hasattr(v, "shape"):  # a Python scalar: its weak type does not matter here
+        v = np.asarray(v)
     vshape = tuple(np.shape(v))
     while len(vshape) > len(shape) and vshape[0] == 1:  # NumPy drops leading 1s
         vshape = vshape[1:]

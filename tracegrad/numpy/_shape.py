@@ -183,7 +183,9 @@ def transpose(a, axes=None):
     if isinstance(axes, (numbers.Integral, np.integer)):
         axes = (axes,)
     if len(axes) != a.ndim:
-        raise ValueError(f"axes don't match array: got {len(axes)} axes for an array of dimension {a.ndim}")
+        raise ValueError(
+            f"axes don't match array: got {len(axes)} axes for an array of dimension {a.ndim}"
+        )
     axes = normalize_axis_tuple(tuple(axes), a.ndim)  # raises on repeats
     return ops.transpose(a, axes)
 
@@ -476,7 +478,7 @@ def column_stack(tup):
     for a in tup:
         a = _array(a)
         if a.ndim < 2:
-            a = ops.reshape(a, (-1, 1))
+            a = ops.reshape(a, (math.prod(a.shape), 1))
         cols.append(a)
     return concatenate(cols, axis=1)
 
@@ -506,7 +508,7 @@ def array_split(ary, indices_or_sections, axis=0):
     ary = _array(ary)
     axis = normalize_axis_index(axis, ary.ndim)
     total = ary.shape[axis]
-    if isinstance(indices_or_sections, (numbers.Integral, np.integer)) or np.ndim(indices_or_sections) == 0:
+    if np.ndim(indices_or_sections) == 0:
         sections = operator.index(indices_or_sections)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
@@ -678,7 +680,8 @@ def roll(a, shift, axis=None):
             continue
         k = n - sh % n  # the result starts at element k
         pre = (slice(None),) * ax
-        a = ops.concatenate([getitem(a, pre + (slice(k, None),)), getitem(a, pre + (slice(0, k),))], ax)
+        head, tail = getitem(a, pre + (slice(k, None),)), getitem(a, pre + (slice(0, k),))
+        a = ops.concatenate([head, tail], ax)
     return a
 
 
