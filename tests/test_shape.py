@@ -239,6 +239,12 @@ def test_pad_traced_constant_values():
     check_grads(lambda x, c: tnp.pad(x, ((1, 0), (2, 1)), constant_values=c), (x, c), order=2)
 
 
+def test_pad_empty_mode_pads_with_zeros():
+    out = tnp.pad(M, ((1, 0), (0, 2)), mode="empty")
+    assert out.shape == np.pad(M, ((1, 0), (0, 2)), mode="empty").shape
+    np.testing.assert_array_equal(out, np.pad(M, ((1, 0), (0, 2))))
+
+
 def test_sort_gradient_follows_the_permutation():
     x = np.array([3.0, 1.0, 2.0])
     w = np.array([10.0, 20.0, 30.0])
@@ -461,7 +467,7 @@ def test_errors_name_the_problem():
         tnp.squeeze(M, 0)
     with pytest.raises(TypeError, match="out=.*not supported"):
         tnp.concatenate([M, M], out=np.empty((6, 4)))
-    with pytest.raises(NotImplementedError, match="supported modes: constant, edge"):
+    with pytest.raises(NotImplementedError, match="supported modes: constant, edge, reflect"):
         tnp.pad(M, 1, mode="mean")
     with pytest.raises(NotImplementedError, match="odd"):
         tnp.pad(M, 1, mode="reflect", reflect_type="odd")

@@ -707,8 +707,8 @@ def _as_pairs(x, ndim, what):
         ) from None
 
 
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-_NP_PAD_MODES = ("linear_ramp", "maximum", "mean", "median", "minimum", "empty")
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
+_NP_PAD_MODES = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 
 @implements(np.pad)
@@ -721,7 +721,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     pad_width : int or sequence
         ``n``, ``(n,)``, ``(before, after)``, ``((before, after),)`` or one
         ``(before, after)`` pair per axis; non-negative integers.
-    mode : {"constant", "edge", "reflect", "symmetric", "wrap"}, optional
+    mode : {"constant", "edge", "reflect", "symmetric", "wrap", "empty"}, optional
+        "empty" leaves the padding undefined in NumPy; here it is zero.
     constant_values : scalar or pairs, optional
         For "constant" (default 0), read like ``pad_width``; may be traced,
         then the result is differentiable in it too.
@@ -753,7 +754,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     pairs = [(int(b), int(a)) for b, a in _as_pairs(widths, array.ndim, "pad_width")]
     if any(b < 0 or a < 0 for b, a in pairs):
         raise ValueError("index can't contain negative values")
-    allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(),
+    allowed = {"constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
                "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}}
     if callable(mode) or mode in _NP_PAD_MODES:
         raise NotImplementedError(
@@ -767,7 +768,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")
     if kwargs.get("reflect_type", "even") != "even":
         raise NotImplementedError("pad with reflect_type='odd' is not supported; use 'even'")
-    if mode == "constant":
+    if mode in ("constant", "empty"):
         return _pad_constant(array, pairs, kwargs.get("constant_values", 0))
     for ax, (b, a) in enumerate(pairs):
         if b == a == 0:
