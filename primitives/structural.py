@@ -243,7 +243,7 @@ def _convert_impl(x, *, dtype):
 
 @convert_element_type_p.def_abstract_eval
 def _convert_aval(x, *, dtype):
-    return ShapedArray(x.shape, dtype)
+    return ShapedArray(shape_of(x), dtype)  # x may be a (weakly typed) scalar
 
 
 def _is_float(dt):
