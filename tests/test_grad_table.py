@@ -315,7 +315,7 @@ BROADCAST_PAIRS = [((2, 3), (2, 3)), ((3, 1), (1, 4)), ((), (2, 3)), ((1,), (2, 
                    ((2, 3), ())]
 for _name, _dx, _dy in BINARY:
     for _sx, _sy in BROADCAST_PAIRS:
-        row(_name, "" if _sx == _sy else f"{_sx}x{_sy}",
+        row(_name, "" if _sx == _sy else f"{_sx}x{_sy}".replace(" ", ""),
             lambda ns, x, y, _n=_name: getattr(ns, _n)(x, y), A((_dx, _sx), (_dy, _sy)),
             extra=_sx == _sy)
 row("maximum", "mixed-order", lambda ns, x, y: ns.maximum(x, y), A((sep_hi, S), (sep_lo, S)))

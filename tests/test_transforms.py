@@ -335,6 +335,15 @@ def test_hessian_argnums_tuple_nested_blocks():
     close(h[1][1], np.zeros((2, 2)))
 
 
+def test_hessian_pytree_input_nests_like_jax():
+    h = tg.hessian(lambda d: tnp.sum(d["a"] ** 3) * d["b"])({"a": X3, "b": np.float64(2.0)})
+    assert set(h) == {"a", "b"} and set(h["a"]) == {"a", "b"}
+    close(h["a"]["a"], np.diag(12.0 * X3))
+    close(h["a"]["b"], 3 * X3 ** 2)
+    close(h["b"]["a"], 3 * X3 ** 2)
+    close(h["b"]["b"], 0.0)
+
+
 # --------------------------------------------------------------------------
 # nesting
 
