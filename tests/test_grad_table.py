@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 import tracegrad as tg
+from tracegrad.interpreters.core import Tracer
 from tracegrad.test_util import check_grads
 from tracegrad.tree_util import tree_leaves, tree_map
 
@@ -135,15 +136,26 @@ class _NumpyAtIndex:
         return self.x
 
 
-def at(x):
-    """``x.at`` for tracers; the NumPy equivalent for plain arrays.
+class _NumpyAt:
+    """NumPy reference of ``tnp.at(x)[idx].set(v)`` / ``.add(v)``."""
 
-    ``check_grads`` evaluates the function on plain ndarrays for its finite
-    differences, and ndarrays have no ``.at``.
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, idx):
+        return _NumpyAtIndex(self.x, idx)
+
+
+_NP.at = _NumpyAt
+
+
+def at(ns, x):
+    """``x.at`` for tracers (the method), ``ns.at(x)`` for plain arrays.
+
+    ``check_grads`` also evaluates the function on plain ndarrays, which
+    have no ``.at``: there ``tnp.at(x)`` (or the NumPy reference) is used.
     """
-    if isinstance(x, np.ndarray):
-        return type("_At", (), {"__getitem__": lambda self, idx: _NumpyAtIndex(x, idx)})()
-    return x.at
+    return x.at if isinstance(x, Tracer) else ns.at(x)
 
 
 # --------------------------------------------------------------------------
@@ -448,10 +460,10 @@ for _variant, _idx in [
     ("row-mask", np.array([True, False])),
 ]:
     row("getitem", _variant, lambda ns, x, _i=_idx: x[_i], A((normal, S)))
-row("at.set", "", lambda ns, x, v: at(x)[0, 1:].set(v), A((normal, S), (normal, (2,))))
-row("at.set", "int-array", lambda ns, x, v: at(x)[[0, 2]].set(v), A((normal, (4,)), (normal, ())))
-row("at.add", "", lambda ns, x, v: at(x)[:, 1].add(v), A((normal, S), (normal, (2,))))
-row("at.add", "repeated-indices", lambda ns, x, v: at(x)[[0, 2, 0, 0]].add(v),
+row("at.set", "", lambda ns, x, v: at(ns, x)[0, 1:].set(v), A((normal, S), (normal, (2,))))
+row("at.set", "int-array", lambda ns, x, v: at(ns, x)[[0, 2]].set(v), A((normal, (4,)), (normal, ())))
+row("at.add", "", lambda ns, x, v: at(ns, x)[:, 1].add(v), A((normal, S), (normal, (2,))))
+row("at.add", "repeated-indices", lambda ns, x, v: at(ns, x)[[0, 2, 0, 0]].add(v),
     A((normal, (4,)), (normal, (4,))))
 
 # creation with traced values (np.array/np.asarray/np.full cannot see the
