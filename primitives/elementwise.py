@@ -26,7 +26,7 @@ from .core import (
     dtype_of,
     shape_of,
 )
-from . import vecmath
+from . import ops, vecmath
 from .kernels import FLOAT_DTYPES, kernel
 from .structural import convert_element_type, defvjp_broadcasting
 
@@ -438,8 +438,11 @@ def _pow_dx(ans, x, y):
     # at x = 0, where x**-1 is inf).
     if _is_python_scalar(y):
         return None if y == 0 else mul(float(y), pow(x, y - 1))
-    d = mul(y, pow(x, sub(y, 1)))
-    return select(eq(y, 0), 0.0, d)
+    # guard the exponent too (double where): x**(0 - 1) is inf at x = 0 and
+    # would poison higher derivatives through the unselected branch
+    y_is_0 = eq(y, 0)
+    d = mul(y, pow(x, sub(select(y_is_0, 1.0, y), 1)))
+    return select(y_is_0, 0.0, d)
 
 
 def _pow_dy(ans, x, y):
@@ -629,16 +632,17 @@ def mod(x, y):
 
 
 logaddexp_p = _primitive("logaddexp", np.logaddexp)
-# d/dx log(e^x + e^y) = exp(x - ans): finite at +-1000 and 0.5 at a tie
+# d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at +-1000
+# and exactly 0.5 at any tie (exp(x - ans) would carry the rounding of ans)
 defjvp(
     logaddexp_p,
-    lambda g, ans, x, y: mul(g, exp(sub(x, ans))),
-    lambda g, ans, x, y: mul(g, exp(sub(y, ans))),
+    lambda g, ans, x, y: mul(g, ops.sigmoid(sub(x, y))),
+    lambda g, ans, x, y: mul(g, ops.sigmoid(sub(y, x))),
 )
 defvjp_broadcasting(
     logaddexp_p,
-    lambda ct, ans, x, y: mul(ct, exp(sub(x, ans))),
-    lambda ct, ans, x, y: mul(ct, exp(sub(y, ans))),
+    lambda ct, ans, x, y: mul(ct, ops.sigmoid(sub(x, y))),
+    lambda ct, ans, x, y: mul(ct, ops.sigmoid(sub(y, x))),
 )
 
 

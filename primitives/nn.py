@@ -541,7 +541,7 @@ def _scaled_softmax_kernel(c, x, out):
 
 
 def _softmax_kernel(x, out):
-    _scaled_softmax_kernel(np.ones(x.shape[0], np.float64), x, out)
+    _scaled_softmax_kernel(np.ones(x.shape[0], x.dtype), x, out)
 
 
 def _softmax_numpy(x, axis):

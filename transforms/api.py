@@ -452,6 +452,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         y, vjp_fun = res[0], res[1]
         y_flat, y_tree = tree_flatten(y)
         x_flat, x_tree = tree_flatten(dyn)
+        x_flat = [_as_value(x, "jacrev") for x in x_flat]
         blocks = [[None] * len(x_flat) for _ in y_flat]
         for j, yj in enumerate(y_flat):
             yshape = _leaf_shape(yj)

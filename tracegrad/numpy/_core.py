@@ -111,6 +111,10 @@ def astype(x, dtype):
     return ops.convert_element_type(arg(x), dtype)
 
 
+if hasattr(np, "astype"):  # NumPy >= 2.1
+    implements(np.astype)(astype)
+
+
 def _shape_tuple(shape):
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
@@ -204,7 +208,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if np.ndim(start) or np.ndim(stop) or axis != 0:
         raise NotImplementedError("traced linspace supports scalar start/stop and axis=0")
     div = (num - 1) if endpoint else num
-    t = np.arange(num, dtype=np.float64) / (div if div > 0 else 1)
+    grid_dtype = np.result_type(
+        *[v.dtype if hasattr(v, "dtype") else np.float64 for v in (start, stop)],
+        np.float16,  # at least a float, as NumPy's linspace
+    )
+    t = (np.arange(num, dtype=np.float64) / (div if div > 0 else 1)).astype(grid_dtype)
     out = ops.add(start, ops.mul(ops.sub(stop, start), t))
     if dtype is not None:
         out = ops.convert_element_type(out, dtype)
