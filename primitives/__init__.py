@@ -18,7 +18,6 @@ _MODULES = (
     "structural",
     "elementwise",
     "reductions",
-    "shape",
     "indexing",
     "linalg",
     "nn",
@@ -27,13 +26,10 @@ _MODULES = (
 
 def _load():
     for name in _MODULES:
-        try:
-            mod = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{name}":
-                raise
-            continue
+        mod = importlib.import_module(f"{__name__}.{name}")
         for attr in mod.__all__:
+            if hasattr(ops, attr):
+                raise ImportError(f"primitives.{name} redefines ops.{attr}")
             setattr(ops, attr, getattr(mod, attr))
 
 
