@@ -114,6 +114,12 @@ def call_logsumexp(kernel, x):
     return out
 
 
+def call_softmax(kernel, x):
+    out = np.empty(x.shape)
+    kernel(np.ones(x.shape[0]), x, out)
+    return out
+
+
 def call_max_grad(kernel, ct, x, ans):
     out = np.empty(x.shape + (1,))
     kernel(ct[:, None], x[:, :, None], ans[:, None], out, np.empty(1))
@@ -165,7 +171,8 @@ class Entry:
     call: callable = None
 
 
-# module.function of the kernel -> Entry (one line each)
+# module.function of the kernel -> Entry (one line each), or a tuple of
+# Entries for a kernel that serves several primitives
 KERNELS = {
     "elementwise._tanh_grad_kernel": Entry("tanh_grad", "g * (1 - y**2)", lambda n: [normal(n), np.tanh(normal(n))], lambda g, y: g * (1.0 - y * y)),
     "_vecmath_kernels.exp_kernel": Entry("exp", "e**x, vectorized polynomial", lambda n: [normal(n)], np.exp),
@@ -178,13 +185,15 @@ KERNELS = {
     "nn._softplus_kernel": Entry("softplus", "log(1 + exp(x))", lambda n: [normal(n)], lambda x: np.logaddexp(x, 0.0)),
     "nn._softplus_grad_kernel": Entry("softplus_grad", "g * sigmoid(x)", lambda n: [normal(n), normal(n)], lambda g, x: g * sigmoid(x)),
     "nn._erf_kernel": Entry("erf", "erf(x) (NumPy: vectorized math.erf)", lambda n: [normal(n)], erf),
-    "nn._softmax_kernel": Entry("softmax", "softmax along rows", lambda n: [batch(n)], softmax, AXIS1),
     "nn._softmax_grad_kernel": Entry("softmax_grad", "y * (g - sum(g * y))", lambda n: [batch(n), softmax(batch(n))], lambda g, y: y * (g - (g * y).sum(axis=1, keepdims=True)), AXIS1),
     "nn._log_softmax_kernel": Entry("log_softmax", "x - logsumexp(x) along rows", lambda n: [batch(n)], log_softmax, AXIS1),
     "nn._log_softmax_vjp_kernel": Entry("log_softmax_vjp", "c - exp(y) * sum(c)", lambda n: [batch(n), log_softmax(batch(n))], lambda c, y: c - np.exp(y) * c.sum(axis=1, keepdims=True), AXIS1),
     "nn._log_softmax_jvp_kernel": Entry("log_softmax_jvp", "t - sum(exp(y) * t)", lambda n: [batch(n), log_softmax(batch(n))], lambda t, y: t - (np.exp(y) * t).sum(axis=1, keepdims=True), AXIS1),
     "nn._logsumexp_kernel": Entry("logsumexp", "log(sum(exp(x))) along rows", lambda n: [batch(n)], logsumexp, AXIS1, call_logsumexp),
-    "nn._logsumexp_grad_kernel": Entry("logsumexp_grad", "c * exp(x - l)", lambda n: [rows(n), batch(n), logsumexp(batch(n))], lambda c, x, l: c[:, None] * np.exp(x - l[:, None]), AXIS1),
+    "nn._scaled_softmax_kernel": (
+        Entry("softmax", "softmax along rows", lambda n: [batch(n)], softmax, AXIS1, call_softmax),
+        Entry("logsumexp_grad", "c * softmax(x) along rows", lambda n: [rows(n), batch(n)], lambda c, x: c[:, None] * softmax(x), AXIS1),
+    ),
     "reductions._extremum_grad_kernel": Entry("extremum_grad", "row-max cotangent, ties split", lambda n: [rows(n), (x := batch(n)), x.max(axis=1)], max_grad, AXIS1, call_max_grad),
     "reductions._extremum_tangent_kernel": Entry("extremum_tangent", "row-max tangent, mean over ties", lambda n: [batch(n), (x := batch(n)), x.max(axis=1)], max_tangent, AXIS1, call_max_tangent),
     "reductions._recurrence_kernel": Entry("linear_recurrence", "y[k] = a[k] y[k-1] + b[k] down axis 0", lambda n: [batch(n), batch(n)], recurrence, lambda n: {"axis": 0, "reverse": False}, call_recurrence),
@@ -352,7 +361,11 @@ def main(argv=None):
     kernels = find_kernels()
     missing = sorted(set(kernels) - set(KERNELS))
     stale = sorted(set(KERNELS) - set(kernels))
-    jobs = [(name, KERNELS[name], kernels[name]) for name in sorted(kernels) if name in KERNELS]
+    jobs = [
+        (name, entry, kernels[name])
+        for name in sorted(kernels) if name in KERNELS
+        for entry in (KERNELS[name] if isinstance(KERNELS[name], tuple) else (KERNELS[name],))
+    ]
     jobs += list(numpy_impl_entries())
     if args.only:
         wanted = args.only.split(",")
