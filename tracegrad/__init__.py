@@ -9,6 +9,7 @@ The package is layered: :mod:`tracegrad.transforms` (what users call) runs
 functions under :mod:`tracegrad.interpreters` (how values flow), which apply
 the rules of :mod:`tracegrad.primitives` (what the math is).
 """
+from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
 from . import tree_util
@@ -24,6 +25,8 @@ from .transforms import (
     value_and_grad,
     vjp,
 )
+
+_allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
 
 __version__ = "0.1.0"
 
