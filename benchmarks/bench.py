@@ -353,7 +353,7 @@ def check_agreement(workload, runs):
 
 
 def bench_workload(workload, libs, args):
-    """Time ``workload`` for each library; returns ``{lib: (median, iqr)}``."""
+    """Time ``workload`` for each library: ``{lib: per-call seconds, one per round}``."""
     data = make_data(workload)
     runs = {}
     for name in libs:
@@ -368,7 +368,7 @@ def bench_workload(workload, libs, args):
             runs.pop(name, None)
     check_agreement(workload, runs)
     samples = time_round_robin(runs, args.rounds, args.min_sample, args.budget)
-    return {name: summarize(s) for name, s in samples.items()}
+    return samples
 
 
 # ==========================================================================
@@ -431,7 +431,7 @@ def run_process(code, env):
 
 
 def bench_cold(libs, args):
-    """Process wall-clock times: ``{row: {lib: (median, iqr)}}`` plus the floor."""
+    """Process wall-clock seconds per round: ``{row: {lib: samples}}``, and the floor's."""
     runs = max(1, args.rounds // 3)
     warm_dir = tempfile.mkdtemp(prefix="tracegrad-bench-warm-")
     cold_root = tempfile.mkdtemp(prefix="tracegrad-bench-cold-")
@@ -465,11 +465,9 @@ def bench_cold(libs, args):
     finally:
         shutil.rmtree(warm_dir, ignore_errors=True)
         shutil.rmtree(cold_root, ignore_errors=True)
-    warm = {n: summarize(samples[("warm", n)]) for n in libs}
-    cold = {"tracegrad": summarize(samples[("cold", "tracegrad")])}
-    return {"cold (warm cache)": warm, "cold (cold cache)": cold}, summarize(
-        samples[("floor", "numpy")]
-    )
+    warm = {n: np.array(samples[("warm", n)]) for n in libs}
+    cold = {"tracegrad": np.array(samples[("cold", "tracegrad")])}
+    return {"cold (warm cache)": warm, "cold (cold cache)": cold}, samples[("floor", "numpy")]
 
 
 # ==========================================================================
@@ -487,17 +485,22 @@ def fmt_time(stat):
 
 
 def ratio(results, peer):
+    """Median over rounds of tracegrad's time over ``peer``'s in the same round.
+
+    Pairing the samples of a round cancels slow spells of the machine that
+    hit both; None if either library has no samples.
+    """
     tg, other = results.get("tracegrad"), results.get(peer)
-    if tg is None or other is None:
+    if tg is None or other is None or not len(tg) or not len(other):
         return None
-    return tg[0] / other[0]
+    return float(np.median(np.asarray(tg) / np.asarray(other)))
 
 
 def target_verdict(row, results):
     """``(target text, PASS/MISS/-)`` for a table row."""
     workload = row.split()[0]
     if row == "cold (warm cache)":
-        tg = results.get("tracegrad")
+        tg = summarize(results.get("tracegrad"))
         verdict = "-" if tg is None else ("PASS" if tg[0] < COLD_TARGET_S else "MISS")
         return f"< {COLD_TARGET_S} s", verdict
     if workload in RATIO_TARGETS and row == workload:
@@ -509,7 +512,7 @@ def target_verdict(row, results):
 
 
 def table(rows, markdown):
-    """Render ``rows`` (``[(row name, {lib: (median, iqr)})]``) as text."""
+    """Render ``rows`` (``[(row name, {lib: samples} or a reason)]``) as text."""
     header = (
         ["workload"] + list(LIBS) + [f"tg/{p}" for p in PEERS] + ["target", "result"]
     )
@@ -521,7 +524,7 @@ def table(rows, markdown):
         ratios = [ratio(results, p) for p in PEERS]
         body.append(
             [row]
-            + [fmt_time(results.get(lib)) for lib in LIBS]
+            + [fmt_time(summarize(results.get(lib))) for lib in LIBS]
             + ["-" if r is None else f"{r:.2f}" for r in ratios]
             + list(target_verdict(row, results))
         )
@@ -589,10 +592,11 @@ def main(argv=None):
             failed = True
     print(f"# 1-min load average at end: {load_average():.2f}")
     mode = "quick smoke run, not for quoting" if args.quick else "medians ±IQR/median"
-    print(f"\n# float64, CPU; {mode}; JAX without jit")
+    print(f"\n# float64, CPU; {mode}; ratios are medians of same-round ratios; JAX without jit")
     print(table(rows, args.markdown))
     if floor is not None:
-        print(f"\nfloor: `python -c \"import numpy\"` takes {fmt_time(floor)} (process wall clock)")
+        floor = fmt_time(summarize(floor))
+        print(f"\nfloor: `python -c \"import numpy\"` takes {floor} (process wall clock)")
     return 1 if failed else 0
 
 
