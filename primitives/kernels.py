@@ -6,23 +6,55 @@ compiles only on its first call.  A process that never calls a kernel never
 imports Numba, and the first gradient compiles (or loads from the cache) only
 the kernels it runs.  Callers pass C-contiguous float32/float64 arrays of a
 fixed rank, which keeps each kernel to at most two signatures.
+
+Kernels that share Numba-level helpers (``inline`` functions, intrinsics)
+live in modules that import Numba at their top, named ``_*_kernels.py``;
+the primitive modules import those lazily, after :func:`ensure_numba`.
+
+Numba's own fixed cost is paid once per process by :func:`ensure_numba`:
+importing it and loading its compiler's registries (0.3 s and 0.6 s here,
+most of it imports).  The cyclic garbage collector is paused meanwhile
+(those imports create hundreds of thousands of objects), and at exit the
+collector is frozen: otherwise the interpreter's final collection walks
+Numba's object graph for another 0.3 s.  CPython does not promise to run
+finalizers of objects alive at exit, so freezing only skips work it may skip.
 """
+import atexit
+import gc
+
 import numpy as np
 
-__all__ = ["kernel", "Kernel", "as_float_contiguous", "FLOAT_DTYPES"]
+__all__ = ["kernel", "Kernel", "as_float_contiguous", "ensure_numba", "FLOAT_DTYPES"]
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 _numba = None
 
 
-def _get_numba():
+def _warmup(n):
+    return n + 1
+
+
+def ensure_numba():
+    """Import Numba and initialize its compiler once; return the module."""
     global _numba
     if _numba is None:
-        import numba
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            import numba
 
+            # The first dispatch (here of a tiny cached function) loads the
+            # compiler's registries; do it while the collector is paused.
+            numba.njit(cache=True)(_warmup)(1)
+        finally:
+            if enabled:
+                gc.enable()
+        atexit.register(gc.freeze)
         _numba = numba
     return _numba
+
+
 
 
 class Kernel:
@@ -35,8 +67,6 @@ class Kernel:
     parallel : bool
         Compile with ``parallel=True`` (use ``numba.prange`` in ``pyfunc``).
     """
-
-    __slots__ = ("pyfunc", "parallel", "_jit", "__name__", "__dict__")
 
     def __init__(self, pyfunc, parallel=False):
         self.pyfunc = pyfunc
@@ -53,7 +83,7 @@ class Kernel:
     def __call__(self, *args):
         jit = self._jit
         if jit is None:
-            numba = _get_numba()
+            numba = ensure_numba()
             jit = self._jit = numba.njit(
                 cache=True, nogil=True, parallel=self.parallel, error_model="numpy"
             )(self.pyfunc)

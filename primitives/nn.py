@@ -46,7 +46,7 @@ from .elementwise import (
     square,
     sub,
 )
-from .kernels import FLOAT_DTYPES, kernel
+from .kernels import FLOAT_DTYPES, ensure_numba, kernel
 from .structural import _expand_reduced, defvjp_broadcasting, reduce_sum
 
 __all__ = [
@@ -157,7 +157,7 @@ def _numba_ready():
     global _ready, _f64_to_bits, _bits_to_f64
     if _ready:
         return
-    import numba
+    numba = ensure_numba()
     from llvmlite import ir
     from numba import types
     from numba.core.extending import intrinsic

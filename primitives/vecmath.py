@@ -35,7 +35,7 @@ call's fixed cost exceeds NumPy's) and non-float dtypes go to NumPy.
 """
 import numpy as np
 
-from .kernels import FLOAT_DTYPES
+from .kernels import FLOAT_DTYPES, ensure_numba
 
 __all__ = ["exp", "sin", "cos", "tanh", "MIN_KERNEL_SIZE"]
 
@@ -48,6 +48,7 @@ _kernels = None
 def _load_kernels():
     """Import the Numba kernels (and Numba itself) on first use."""
     global _kernels
+    ensure_numba()
     from . import _vecmath_kernels as k
 
     _kernels = {"exp": k.exp_kernel, "sin": k.sin_kernel, "cos": k.cos_kernel,

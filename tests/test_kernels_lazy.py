@@ -25,7 +25,7 @@ def all_kernels():
     from tracegrad.primitives.kernels import Kernel
     found = {}
     for o in gc.get_objects():
-        if isinstance(o, Kernel):
+        if type(o) is Kernel:  # type(), not isinstance(): dead weak proxies raise
             found[o.pyfunc.__module__ + "." + o.__name__] = o
     if "numba" in sys.modules:
         from numba.core.dispatcher import Dispatcher
