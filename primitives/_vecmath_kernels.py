@@ -21,7 +21,8 @@ _PIO2_1 = 1.5707963267341256
 _PIO2_2 = 6.077100506303966e-11
 _PIO2_3 = 2.0222662487959506e-21
 _TRIG_MAX = 1.0e5
-_EXP_MIN, _EXP_MAX = -708.0, 709.0
+_EXP_LO, _EXP_HI = -746.0, 710.0  # exp rounds to 0 below and overflows above
+_SHIFT_BITS = 0x4338000000000000  # the bit pattern of _SHIFT
 
 # Taylor coefficients 1/n!
 _F = [1.0 / math.factorial(n) for n in range(20)]
@@ -83,27 +84,29 @@ def _expm1_reduced(r):
 
 @numba.njit(inline="always")
 def fexp(x):
-    """``exp(x)`` for ``-708 <= x <= 709`` (clamped outside), branch-free.
+    """``exp(x)`` for any float64 ``x``, branch-free (a building block for kernels).
 
-    Scalar building block for vectorized kernels; callers handle inputs
-    outside the range (see :func:`exp_kernel`).
+    ``2**k`` is applied as two factors ``2**(k//2) * 2**(k - k//2)``, each a
+    normal number, so results that overflow become ``inf`` and results in the
+    subnormal range are rounded once, as by the C library; NaN gives NaN.
     """
-    xi = min(max(np.float64(x), _EXP_MIN), _EXP_MAX)
+    xf = np.float64(x)
+    xi = min(max(xf, _EXP_LO), _EXP_HI)
     t = xi * _LOG2E + _SHIFT
     kf = t - _SHIFT
     r = (xi - kf * _LN2_HI) - kf * _LN2_LO
-    return (_expm1_reduced(r) + 1.0) * _pow2_of_shifted(t)
+    bits = _float_to_bits(t) - _SHIFT_BITS  # k, as an integer
+    k1 = bits >> 1
+    s1 = _bits_to_float((k1 + 1023) << 52)
+    s2 = _bits_to_float((bits - k1 + 1023) << 52)
+    e = ((_expm1_reduced(r) + 1.0) * s1) * s2
+    return xf if xf != xf else e
 
 
 @numba.njit(**_OPTS)
 def exp_kernel(x, out):
-    n = x.size
-    for i in range(n):
+    for i in range(x.size):
         out[i] = fexp(x[i])
-    for i in range(n):  # overflow, underflow, inf, NaN: the C library
-        xi = x[i]
-        if not (_EXP_MIN <= xi <= _EXP_MAX):
-            out[i] = math.exp(xi)
 
 
 @numba.njit(inline="always")
