@@ -189,3 +189,27 @@ def tanh_kernel(x, out):
         xi = x[i]
         if xi != xi or xi == 0.0:
             out[i] = xi
+
+
+@numba.njit(**_OPTS)
+def sin_grad_kernel(g, x, out):
+    # g * cos(x): the derivative of sin applied to g, in one pass
+    n = x.size
+    for i in range(n):
+        out[i] = g[i] * _trig(x[i], 1)
+    for i in range(n):
+        xi = x[i]
+        if not (-_TRIG_MAX <= xi <= _TRIG_MAX):
+            out[i] = g[i] * math.cos(xi)
+
+
+@numba.njit(**_OPTS)
+def cos_grad_kernel(g, x, out):
+    # -(g * sin(x)): the derivative of cos applied to g, in one pass
+    n = x.size
+    for i in range(n):
+        out[i] = -(g[i] * _trig(x[i], 0))
+    for i in range(n):
+        xi = x[i]
+        if not (-_TRIG_MAX <= xi <= _TRIG_MAX) or xi == 0.0:
+            out[i] = -(g[i] * math.sin(xi))

@@ -34,7 +34,7 @@ __all__ = [
     "neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10",
     "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "sinh", "cosh", "tanh", "tanh_grad", "arcsinh", "arccosh",
-    "arctanh", "floor", "ceil", "round", "add", "sub", "mul", "div", "pow",
+    "arctanh", "sin_grad", "cos_grad", "floor", "ceil", "round", "add", "sub", "mul", "div", "pow",
     "integer_pow", "maximum", "minimum", "arctan2", "hypot", "mod",
     "logaddexp", "select", "clip", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
@@ -179,7 +179,8 @@ def cbrt(x):
 
 
 sin_p = _primitive("sin", np.sin, vecmath.sin)
-_def_derivative(sin_p, lambda ans, x: cos(x))
+defjvp(sin_p, lambda g, ans, x: sin_grad(g, x))
+defvjp(sin_p, lambda ct, ans, x: sin_grad(ct, x))
 
 
 def sin(x):
@@ -188,12 +189,52 @@ def sin(x):
 
 
 cos_p = _primitive("cos", np.cos, vecmath.cos)
-_def_derivative(cos_p, lambda ans, x: neg(sin(x)))
+defjvp(cos_p, lambda g, ans, x: cos_grad(g, x))
+defvjp(cos_p, lambda ct, ans, x: cos_grad(ct, x))
 
 
 def cos(x):
     """Cosine elementwise (radians)."""
     return cos_p.bind(x)
+
+
+# ``g * cos(x)`` and ``-g * sin(x)``: the derivatives of sin and cos applied
+# to a tangent or cotangent, fused into one pass (primitives with own rules;
+# each is the other's derivative in x).
+sin_grad_p = _primitive("sin_grad", lambda g, x: g * np.cos(x), vecmath.sin_grad)
+defjvp(
+    sin_grad_p,
+    lambda tg, ans, g, x: sin_grad(tg, x),
+    lambda tx, ans, g, x: mul(tx, cos_grad(g, x)),
+)
+defvjp_broadcasting(
+    sin_grad_p,
+    lambda ct, ans, g, x: sin_grad(ct, x),
+    lambda ct, ans, g, x: mul(ct, cos_grad(g, x)),
+)
+
+
+def sin_grad(g, x):
+    """``g * cos(x)`` (sin's derivative applied to ``g``), fused."""
+    return sin_grad_p.bind(g, x)
+
+
+cos_grad_p = _primitive("cos_grad", lambda g, x: -(g * np.sin(x)), vecmath.cos_grad)
+defjvp(
+    cos_grad_p,
+    lambda tg, ans, g, x: cos_grad(tg, x),
+    lambda tx, ans, g, x: neg(mul(tx, sin_grad(g, x))),
+)
+defvjp_broadcasting(
+    cos_grad_p,
+    lambda ct, ans, g, x: cos_grad(ct, x),
+    lambda ct, ans, g, x: neg(mul(ct, sin_grad(g, x))),
+)
+
+
+def cos_grad(g, x):
+    """``-(g * sin(x))`` (cos's derivative applied to ``g``), fused."""
+    return cos_grad_p.bind(g, x)
 
 
 tan_p = _primitive("tan", np.tan)

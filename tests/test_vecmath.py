@@ -92,3 +92,38 @@ def test_property_within_bound(name, x):
         want = getattr(np, name)(x)
     assert np.array_equal(np.isnan(got), np.isnan(want))
     assert ulp_error(got, want).max(initial=0) <= ULP_BOUND[name]
+
+
+@pytest.mark.parametrize(
+    "name, reference",
+    [("sin_grad", lambda g, x: g * np.cos(x)), ("cos_grad", lambda g, x: -(g * np.sin(x)))],
+)
+def test_fused_trig_derivatives(name, reference):
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.standard_normal(5000) * 10, [0.0, -0.0, np.inf, np.nan, 2e5]])
+    g = rng.standard_normal(x.size)
+    with np.errstate(all="ignore"):
+        got = getattr(vecmath, name)(g, x)
+        want = reference(g, x)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    # one rounding of the product on top of the 2-ulp trig bound
+    assert ulp_error(got, want).max(initial=0) <= 3
+    exact = want == 0
+    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(want[exact]))
+
+
+def test_fused_trig_falls_back_on_mismatched_operands():
+    x = np.linspace(-3, 3, 500)
+    g = np.float32(2.0) * np.ones(500, np.float32)  # dtype differs from x
+    np.testing.assert_array_equal(vecmath.sin_grad(g, x), g * np.cos(x))
+    np.testing.assert_array_equal(vecmath.sin_grad(2.0, x), 2.0 * np.cos(x))
+
+
+@pytest.mark.parametrize("name", FUNCS)
+def test_threaded_split_matches_one_thread(name, monkeypatch):
+    x = np.random.default_rng(5).standard_normal(vecmath.PARALLEL_MIN_SIZE + 12345) * 5
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "1")
+    one = getattr(vecmath, name)(x)
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "3")
+    assert vecmath.num_threads() == 3
+    np.testing.assert_array_equal(getattr(vecmath, name)(x), one)
