@@ -859,6 +859,36 @@ def_nondifferentiable(stop_gradient_p)
 
 
 def stop_gradient(x):
-    """Return ``x`` unchanged, but as a constant to every enclosing transform."""
+    """Return ``x`` unchanged, but as a constant to every enclosing transform.
+
+    Parameters
+    ----------
+    x : array, tracer or scalar
+        Any shape and dtype.  A single array, not a pytree: a tuple, list or
+        dict is returned as it is, with its tracers still live, so its
+        derivative is *not* stopped.  For a pytree, map over the leaves
+        (``tree_util.tree_map(stop_gradient, tree)``).
+
+    Returns
+    -------
+    array or scalar
+        ``x``'s value, with ``x``'s shape and dtype, never a tracer of an
+        enclosing transform: outside every transform it is ``x`` itself
+        (not a copy).
+
+    Notes
+    -----
+    No derivative: under ``grad``, ``jvp``, ``vjp`` and the Jacobians the
+    result is a constant, so its derivative with respect to ``x`` is 0 to
+    every order.  Use it to treat a value as fixed (a target, a
+    normalization constant, a shift for numerical stability), or to store a
+    traced value outside its transform without leaking the tracer.
+
+    Examples
+    --------
+    >>> import tracegrad as tg
+    >>> float(tg.grad(lambda x: x * tg.stop_gradient(x))(3.0))
+    3.0
+    """
     return stop_gradient_p.bind(x)
 

@@ -63,7 +63,41 @@ def _inner(xs, ys):
 
 
 def numerical_jvp(f, primals, tangents, eps):
-    """Central difference ``(f(x + eps t) - f(x - eps t)) / (2 eps)``."""
+    """Central difference ``(f(x + eps t) - f(x - eps t)) / (2 eps)``.
+
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(primals)`` positional pytree arguments returning a
+        pytree of arrays.
+    primals : tuple or list of pytrees
+        The point ``x``.
+    tangents : tuple or list of pytrees
+        The direction ``t``, with the structure and shapes of ``primals``.
+        Only floating-point leaves are moved; other leaves keep their
+        primal value.
+    eps : float
+        Step size.
+
+    Returns
+    -------
+    pytree
+        The structure of ``f``'s output; every leaf a float64 array of that
+        output leaf's shape (the difference is taken in float64, after ``f``
+        ran in the inputs' dtypes).
+
+    Raises
+    ------
+    ValueError
+        If ``tangents`` does not have the structure of ``primals``, or the
+        two evaluations of ``f`` give different structures.
+
+    Notes
+    -----
+    The truncation error is ``O(eps**2)`` and the rounding error
+    ``O(ulp / eps)``; the defaults of :func:`check_grads` balance the two
+    per dtype.
+    """
     f_pos = f(*_axpy(eps, tangents, primals))
     f_neg = f(*_axpy(-eps, tangents, primals))
     return tree_map(
@@ -97,10 +131,36 @@ def _defaults(args, atol, rtol, eps):
 def check_jvp(f, args, atol=None, rtol=None, eps=None, err_msg="JVP", rng=None):
     """Check ``jvp(f)`` at ``args`` against finite differences.
 
+    Draws one random tangent (standard normal, in each leaf's dtype; zero for
+    non-float leaves) and compares ``jvp(f, args, tangent)`` with
+    :func:`numerical_jvp`; also checks that the primal output equals
+    ``f(*args)``.
+
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(args)`` positional pytree arguments.
+    args : tuple or list of pytrees
+        Point of evaluation.
+    atol, rtol : float, optional
+        Tolerances; default 1e-5 when every float leaf is float64, 2e-2 if
+        one is float32.
+    eps : float, optional
+        Finite-difference step; default 1e-4 (float64) or 1e-3 (float32).
+    err_msg : str, optional
+        Prefix of the failure message.
+    rng : numpy.random.Generator, optional
+        Source of the random tangent (default ``default_rng(0)``).
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     AssertionError
-        If the primal output or the tangent disagrees beyond the tolerances.
+        If the primal output or the tangent disagrees beyond the tolerances,
+        or their structures differ.
     """
     atol, rtol, eps = _defaults(args, atol, rtol, eps)
     rng = np.random.default_rng(0) if rng is None else rng
@@ -114,10 +174,41 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, err_msg="JVP", rng=None):
 def check_vjp(f, args, atol=None, rtol=None, eps=None, err_msg="VJP", rng=None):
     """Check ``vjp(f)`` at ``args``: ``<J^T u, v>`` against ``<u, J v>`` (numerical).
 
+    Draws a random tangent ``v`` and cotangent ``u`` (standard normal, in
+    each leaf's dtype), computes ``J^T u`` with :func:`tracegrad.vjp` and
+    ``J v`` with :func:`numerical_jvp`, and compares the two inner products
+    (summed over all leaves, in float64).
+
+    Parameters
+    ----------
+    f : callable
+        Function of ``len(args)`` positional pytree arguments.
+    args : tuple or list of pytrees
+        Point of evaluation.
+    atol, rtol : float, optional
+        Tolerances; default 1e-5 when every float leaf is float64, 2e-2 if
+        one is float32.
+    eps : float, optional
+        Finite-difference step; default 1e-4 (float64) or 1e-3 (float32).
+    err_msg : str, optional
+        Prefix of the failure message.
+    rng : numpy.random.Generator, optional
+        Source of ``u`` and ``v`` (default ``default_rng(1)``).
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     AssertionError
         If the two inner products disagree beyond the tolerances.
+
+    Notes
+    -----
+    One scalar comparison per call: cheap, and it catches transposition and
+    scaling errors, but a wrong VJP orthogonal to the random ``u`` and ``v``
+    could pass (with probability 0 for continuous random draws).
     """
     atol, rtol, eps = _defaults(args, atol, rtol, eps)
     rng = np.random.default_rng(1) if rng is None else rng
@@ -152,6 +243,11 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, ep
     eps : float, optional
         Finite-difference step; default 1e-4 (float64) or 1e-3 (float32).
 
+    Returns
+    -------
+    None
+        The checks pass silently.
+
     Raises
     ------
     AssertionError
@@ -161,9 +257,20 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, ep
 
     Notes
     -----
-    Order ``k`` checks the JVP and VJP functions of order ``k - 1`` as
-    functions of all their inputs (primals and tangents), the scheme of
-    JAX's ``jax.test_util.check_grads``.
+    Order 1 runs :func:`check_jvp` and/or :func:`check_vjp` on ``f``; an
+    ``order`` below 1 is treated as 1.  Order ``k`` then recurses, in the
+    scheme of JAX's ``jax.test_util.check_grads``: forward mode checks
+    ``(primals, tangents) -> jvp(f, primals, tangents)`` as a function of
+    both its inputs, and reverse mode checks
+    ``primals -> vjp_fun(f(*primals))`` (the VJP applied to the output
+    itself as cotangent), each to order ``k - 1``.  Random directions come
+    from a generator seeded with 0, so runs are reproducible.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad.numpy as tnp
+    >>> from tracegrad.test_util import check_grads
+    >>> check_grads(lambda x: tnp.sin(x) * x, (np.array([0.3, 1.2]),), order=2)
     """
     args = tuple(args)
     bad = set(modes) - {"fwd", "rev"}

@@ -41,12 +41,27 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
         ``flatten_func(obj) -> (children, aux_data)``: ``children`` an iterable
         of pytrees, ``aux_data`` hashable static data.
     unflatten_func : callable
-        ``unflatten_func(aux_data, children) -> obj``.
+        ``unflatten_func(aux_data, children) -> obj``; ``children`` is a list
+        with the (possibly transformed) children in ``flatten_func``'s order.
+
+    Returns
+    -------
+    type
+        ``nodetype`` itself.
 
     Raises
     ------
     ValueError
-        If ``nodetype`` is already registered.
+        If ``nodetype`` is already registered (the built-in containers
+        included).
+
+    Notes
+    -----
+    Registration is by exact type: subclasses of ``nodetype`` are not
+    containers unless registered themselves.  ``aux_data`` takes part in
+    structure comparisons (it is compared by value, or by ``repr`` when
+    unhashable), so it should describe the structure only, never hold
+    arrays.
     """
     if nodetype in _registry:
         raise ValueError(f"{nodetype!r} is already registered as a pytree node")
@@ -55,8 +70,40 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
 
 
 def register_pytree_node_class(cls):
-    """Class decorator: register ``cls`` using its ``tree_flatten`` method and
-    ``tree_unflatten`` classmethod."""
+    """Class decorator registering ``cls`` as a pytree container.
+
+    Parameters
+    ----------
+    cls : type
+        A class with a method ``tree_flatten(self) -> (children, aux_data)``
+        and a classmethod ``tree_unflatten(cls, aux_data, children)``, with
+        the meanings of :func:`register_pytree_node`'s functions.
+
+    Returns
+    -------
+    type
+        ``cls`` itself, so the function works as a decorator.
+
+    Raises
+    ------
+    ValueError
+        If ``cls`` is already registered.
+
+    Examples
+    --------
+    >>> import tracegrad as tg
+    >>> @tg.tree_util.register_pytree_node_class
+    ... class Pair:
+    ...     def __init__(self, a, b):
+    ...         self.a, self.b = a, b
+    ...     def tree_flatten(self):
+    ...         return (self.a, self.b), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux_data, children):
+    ...         return cls(*children)
+    >>> float(tg.grad(lambda p: p.a * p.b)(Pair(2.0, 3.0)).a)
+    3.0
+    """
     register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
     return cls
 
@@ -186,6 +233,18 @@ def tree_flatten(tree, is_leaf=None):
     leaves : list
         The leaves, left to right (dicts in sorted key order).
     treedef : PyTreeDef
+        The structure, for :func:`tree_unflatten`.
+
+    Raises
+    ------
+    TypeError
+        If a dict's keys cannot be sorted (mixed ``int`` and ``str`` keys).
+
+    Examples
+    --------
+    >>> from tracegrad.tree_util import tree_flatten
+    >>> tree_flatten({"b": [1, (2, None)], "a": 3})
+    ([3, 1, 2], PyTreeDef({'a': *, 'b': [*, (*, None)]}))
     """
     leaves = []
     treedef = _flatten(tree, leaves, is_leaf)
@@ -194,6 +253,20 @@ def tree_flatten(tree, is_leaf=None):
 
 def tree_unflatten(treedef, leaves):
     """Rebuild the pytree described by ``treedef`` from ``leaves``.
+
+    Parameters
+    ----------
+    treedef : PyTreeDef
+        A structure, from :func:`tree_flatten` or :func:`tree_structure`.
+    leaves : iterable
+        The new leaves, left to right (dicts in sorted key order); any
+        objects (they are not inspected).
+
+    Returns
+    -------
+    pytree
+        Containers of the types, keys and auxiliary data recorded in
+        ``treedef``, holding ``leaves``.
 
     Raises
     ------
@@ -217,27 +290,99 @@ def _unflatten(td, it):
 
 
 def tree_leaves(tree, is_leaf=None):
-    """The leaves of ``tree`` as a list."""
+    """The leaves of ``tree`` as a list.
+
+    Parameters
+    ----------
+    tree : pytree
+    is_leaf : callable, optional
+        ``is_leaf(x) -> bool``; True stops the recursion at ``x``.
+
+    Returns
+    -------
+    list
+        The leaves, left to right (dicts in sorted key order); ``None`` is
+        a container, not a leaf, so it contributes nothing.
+
+    Raises
+    ------
+    TypeError
+        If a dict's keys cannot be sorted (mixed ``int`` and ``str`` keys).
+    """
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None):
-    """The :class:`PyTreeDef` of ``tree``."""
+    """The structure of ``tree``, with the leaves elided.
+
+    Parameters
+    ----------
+    tree : pytree
+    is_leaf : callable, optional
+        ``is_leaf(x) -> bool``; True stops the recursion at ``x``.
+
+    Returns
+    -------
+    PyTreeDef
+        Hashable and comparable with ``==``; rebuild a tree with
+        ``treedef.unflatten(leaves)``.
+
+    Raises
+    ------
+    TypeError
+        If a dict's keys cannot be sorted (mixed ``int`` and ``str`` keys).
+    """
     return tree_flatten(tree, is_leaf)[1]
 
 
 def all_leaves(iterable):
-    """True if every element of ``iterable`` is a leaf."""
+    """True if every element of ``iterable`` is a leaf.
+
+    Parameters
+    ----------
+    iterable : iterable
+        Objects to test; each is tested itself, not recursed into.
+
+    Returns
+    -------
+    bool
+        False if some element is a registered container (tuple, list, dict,
+        namedtuple, ``None``, a registered class); True for an empty
+        iterable.
+    """
     return all(_node_of(x) is None for x in iterable)
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
     """Apply ``f`` leafwise: ``f(leaf, *matching leaves of rest)``.
 
+    Parameters
+    ----------
+    f : callable
+        Called once per leaf of ``tree`` with that leaf and the leaves at
+        the same position in each tree of ``rest``.
+    tree : pytree
+    *rest : pytrees
+        Each with exactly the structure of ``tree`` (JAX also accepts trees
+        that merely have ``tree`` as a prefix; tracegrad does not).
+    is_leaf : callable, optional
+        ``is_leaf(x) -> bool``; True stops the recursion at ``x``.
+
+    Returns
+    -------
+    pytree
+        The structure of ``tree`` with ``f``'s results as leaves.
+
     Raises
     ------
     ValueError
         If a tree in ``rest`` does not have the structure of ``tree``.
+
+    Examples
+    --------
+    >>> from tracegrad.tree_util import tree_map
+    >>> tree_map(lambda a, b: a + b, {"x": 1, "y": (2, None)}, {"x": 10, "y": (20, None)})
+    {'x': 11, 'y': (22, None)}
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = []

@@ -162,9 +162,26 @@ def vjp(fun, *primals, has_aux=False):
     Raises
     ------
     TypeError
-        If a cotangent's structure or dtype does not match the output.
+        If ``fun`` is not callable, a primal leaf is not numeric, or
+        (``has_aux``) ``fun`` does not return a pair; when ``vjp_fun`` is
+        called, if the cotangent's structure or dtype does not match the
+        output.
     ValueError
         If a cotangent's shape does not match the output.
+
+    Notes
+    -----
+    Only floating-point (and complex) leaves of ``primals`` are traced;
+    integer and bool leaves are constants and get zero cotangents (float64
+    zeros of their shape).  ``fun`` runs once; each ``vjp_fun`` call is one
+    backward pass over the recorded graph.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg
+    >>> y, vjp_fun = tg.vjp(lambda x: x ** 2, np.array([1.0, 3.0]))
+    >>> vjp_fun(np.array([1.0, 10.0]))
+    (array([ 2., 60.]),)
     """
     _check_callable(fun, "vjp")
     flat, in_tree = tree_flatten(primals)
@@ -245,8 +262,12 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     Raises
     ------
     TypeError
-        If the output is not a real scalar (use ``jacrev`` or ``vjp``), or an
-        argument at ``argnums`` has an integer, bool or complex dtype.
+        If ``fun`` is not callable; when called, if the output is not a real
+        floating-point scalar (use ``jacrev`` or ``vjp``), an argument at
+        ``argnums`` has an integer, bool or complex dtype or is missing, or
+        ``has_aux=True`` and ``fun`` does not return a pair.
+    ValueError
+        If ``argnums`` is an empty tuple.
     """
     _check_callable(fun, "value_and_grad")
 
@@ -294,15 +315,67 @@ def _check_scalar_output(ans):
 def grad(fun, argnums=0, has_aux=False):
     """Return a function computing the gradient of scalar-valued ``fun``.
 
-    ``grad(f)(x)`` is ``df/dx`` at ``x``, with the structure, shape and dtype
-    of ``x``.  Parameters and errors are those of :func:`value_and_grad`;
-    with ``has_aux=True`` the result is ``(grad, aux)``.
+    ``grad(f)(x)`` is ``df/dx`` at ``x``, computed by one reverse-mode pass
+    (a :func:`vjp` with cotangent 1.0).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of positional (and keyword) arguments whose output is a
+        real floating-point scalar: shape ``()``, dtype float32 or float64
+        (an array, NumPy scalar or tracer).  The arguments at ``argnums``
+        are pytrees (tuples, lists, dicts, namedtuples, registered classes)
+        of floating-point arrays or Python floats.
+    argnums : int or tuple of ints, optional
+        Positional argument(s) to differentiate with respect to (default
+        0); negative values count from the end.  Keyword arguments are
+        never differentiated.
+    has_aux : bool, optional
+        If True, ``fun`` returns a pair ``(output, aux)``; ``aux`` (any
+        pytree) is returned alongside the gradient, not differentiated.
+
+    Returns
+    -------
+    callable
+        ``grad_f(*args, **kwargs)`` returning the gradient: a pytree with the
+        structure of ``args[argnums]`` whose leaves have the shape and dtype
+        of the matching input leaves (a tuple of such pytrees when
+        ``argnums`` is a tuple).  With ``has_aux=True`` it returns
+        ``(gradient, aux)``.  Leaves are NumPy arrays or NumPy scalars (a
+        float32 input gives a float32 gradient); a function that does not
+        depend on an input gives zeros for it.
+
+    Raises
+    ------
+    TypeError
+        Raised by ``grad_f`` (not by ``grad``, except for a non-callable
+        ``fun``): if the output is not a scalar (the message gives its shape
+        and points to :func:`jacrev` and :func:`vjp`), is complex, integer or
+        bool; if an argument at ``argnums`` has a leaf that is integer, bool,
+        complex or non-numeric; if ``argnums`` refers to a missing positional
+        argument; or if ``has_aux=True`` and ``fun`` does not return a pair.
+    ValueError
+        If ``argnums`` is an empty tuple.
+
+    See Also
+    --------
+    value_and_grad : the value and the gradient in one pass.
+    jacrev, jacfwd : Jacobians of non-scalar functions.
+
+    Notes
+    -----
+    Derivatives at kinks and ties follow each primitive's documented
+    convention (for example ``abs'(0) = 0``, ties in ``max`` share the
+    derivative evenly).  ``grad`` composes with itself and with the other
+    transforms: ``grad(grad(f))`` is the second derivative.
 
     Examples
     --------
     >>> import tracegrad as tg, tracegrad.numpy as tnp
     >>> float(tg.grad(lambda x: x ** 3)(2.0))
     12.0
+    >>> tg.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
+    (np.float64(5.0), np.float64(2.0))
     """
     vg = value_and_grad(fun, argnums, has_aux)
 
@@ -348,6 +421,17 @@ def jvp(fun, primals, tangents, has_aux=False):
         differ, or a tangent's dtype differs from its primal's.
     ValueError
         If a tangent's shape differs from its primal's.
+
+    Notes
+    -----
+    One evaluation of ``fun`` carries the tangents along (forward mode).
+    Outputs that do not depend on the traced primals get zero tangents.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg
+    >>> tg.jvp(lambda x: x ** 2, (np.array([1.0, 3.0]),), (np.array([1.0, 0.5]),))
+    (array([1., 9.]), array([2., 3.]))
     """
     _check_callable(fun, "jvp")
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -422,24 +506,49 @@ def _leaf_shape(x):
 def jacrev(fun, argnums=0, has_aux=False):
     """Jacobian of ``fun`` by reverse mode (one VJP per output element).
 
+    ``jacobian`` is another name for this function.
+
     Parameters
     ----------
     fun : callable
+        Function of positional (and keyword) arguments returning a pytree of
+        arrays of any shapes.
     argnums : int or tuple of ints, optional
+        Positional argument(s) to differentiate with respect to (default
+        0); their leaves must be floating point.
     has_aux : bool, optional
+        If True, ``fun`` returns ``(output, aux)``; ``aux`` is passed through.
 
     Returns
     -------
     callable
-        ``(*args) -> jac`` (or ``(jac, aux)``).  For an output leaf of shape
-        ``O`` and an input leaf of shape ``I`` the block has shape ``O + I``;
-        blocks are nested with the output's structure outside and the
-        input's (a tuple of them for a tuple ``argnums``) inside, as in JAX.
+        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``).  For an output leaf
+        of shape ``O`` and an input leaf of shape ``I`` the block has shape
+        ``O + I`` and the input leaf's dtype; blocks are nested with the
+        output's structure outside and the input's (a tuple of them for a
+        tuple ``argnums``) inside, as in JAX.
 
     Raises
     ------
     TypeError
-        If an argument at ``argnums`` is not floating point.
+        If ``fun`` is not callable; when called, if a leaf of an argument at
+        ``argnums`` is not floating point, ``argnums`` refers to a missing
+        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+    ValueError
+        If ``argnums`` is an empty tuple.
+
+    Notes
+    -----
+    Costs one reverse pass per output element (the forward pass is shared);
+    prefer :func:`jacfwd` when the inputs have fewer elements than the
+    outputs.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg
+    >>> tg.jacrev(lambda x: x[:2] * x[1:])(np.array([1.0, 2.0, 3.0]))
+    array([[2., 1., 0.],
+           [0., 3., 2.]])
     """
     _check_callable(fun, "jacrev")
 
@@ -493,8 +602,51 @@ def _assemble(blocks, y_tree, x_tree, single):
 def jacfwd(fun, argnums=0, has_aux=False):
     """Jacobian of ``fun`` by forward mode (one JVP per input element).
 
-    Same signature, result layout and errors as :func:`jacrev`; cheaper when
-    there are fewer inputs than outputs.
+    Parameters
+    ----------
+    fun : callable
+        Function of positional (and keyword) arguments returning a pytree of
+        arrays of any shapes.
+    argnums : int or tuple of ints, optional
+        Positional argument(s) to differentiate with respect to (default
+        0); their leaves must be floating point.
+    has_aux : bool, optional
+        If True, ``fun`` returns ``(output, aux)``; ``aux`` (from the first
+        evaluation) is passed through.
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> jac`` (or ``(jac, aux)``), laid out as in
+        :func:`jacrev`: for an output leaf of shape ``O`` and an input leaf
+        of shape ``I`` the block has shape ``O + I``, nested with the
+        output's structure outside and the input's inside.  Blocks have the
+        output leaf's dtype (a tangent of the output), where :func:`jacrev`
+        gives the input leaf's dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable; when called, if a leaf of an argument at
+        ``argnums`` is not floating point, ``argnums`` refers to a missing
+        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+    ValueError
+        If ``argnums`` is an empty tuple.
+
+    Notes
+    -----
+    Evaluates ``fun`` once per input element (each a :func:`jvp` along one
+    standard basis vector); cheaper than :func:`jacrev` when the inputs
+    have fewer elements than the outputs.  With no input elements at all,
+    ``fun`` is evaluated once for the output shapes and the blocks are
+    empty.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg
+    >>> tg.jacfwd(lambda x: x ** 2)(np.array([1.0, 3.0]))
+    array([[2., 0.],
+           [0., 6.]])
     """
     _check_callable(fun, "jacfwd")
 
@@ -557,9 +709,52 @@ jacobian = jacrev
 
 
 def hessian(fun, argnums=0):
-    """Hessian of scalar-valued ``fun``: ``jacfwd(jacrev(fun))`` (forward-over-reverse).
+    """Hessian of ``fun``: ``jacfwd(jacrev(fun, argnums), argnums)``.
 
-    For an input of shape ``I`` the result has shape ``I + I``; with a tuple
-    ``argnums`` it is a nested tuple of blocks, as in JAX.
+    Second derivatives by forward-over-reverse mode, the usual choice for
+    Hessians (one reverse pass inside, one forward pass per input element
+    outside).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of positional (and keyword) arguments, usually returning a
+        real scalar.  A non-scalar output of shape ``O`` is allowed and gives
+        one Hessian per output element.
+    argnums : int or tuple of ints, optional
+        Positional argument(s) to differentiate with respect to (default
+        0); their leaves must be floating point.
+
+    Returns
+    -------
+    callable
+        ``(*args, **kwargs) -> hess``.  For a scalar output and an input of
+        shape ``I`` the result has shape ``I + I`` (``O + I + I`` for an
+        output of shape ``O``) and the input's dtype.  With a tuple
+        ``argnums`` it is a nested tuple of blocks ``hess[i][j]`` of shape
+        ``I_i + I_j``, as in JAX.  There is no ``has_aux``.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable (the message names ``jacrev``); when
+        called, if a leaf of an argument at ``argnums`` is not floating point
+        or ``argnums`` refers to a missing argument (the messages name
+        ``jacfwd``).
+    ValueError
+        If ``argnums`` is an empty tuple.
+
+    Notes
+    -----
+    Where ``fun`` has kinks (``abs``, ``max``, ``clip``, ...) the second
+    derivative there is that of the primitives' documented first-derivative
+    conventions, which are piecewise constant: 0 almost everywhere.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg, tracegrad.numpy as tnp
+    >>> tg.hessian(lambda x: tnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
     """
     return jacfwd(jacrev(fun, argnums), argnums)

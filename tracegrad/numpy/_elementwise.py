@@ -18,56 +18,59 @@ _UNARY = {
     "negative": (ops.neg, np.negative, "-1"),
     "positive": (lambda x: x, np.positive, "1"),
     "absolute": (ops.abs, np.absolute, "sign(x); 0 at x = 0"),
-    "sign": (ops.sign, np.sign, "0"),
+    "sign": (ops.sign, np.sign, "none (piecewise constant)"),
     "exp": (ops.exp, np.exp, "exp(x)"),
     "exp2": (ops.exp2, np.exp2, "2**x * log(2)"),
     "expm1": (ops.expm1, np.expm1, "exp(x)"),
-    "log": (ops.log, np.log, "1/x"),
+    "log": (ops.log, np.log, "1/x; inf at x = 0"),
     "log2": (ops.log2, np.log2, "1/(x log 2)"),
     "log10": (ops.log10, np.log10, "1/(x log 10)"),
     "log1p": (ops.log1p, np.log1p, "1/(1 + x)"),
     "sqrt": (ops.sqrt, np.sqrt, "1/(2 sqrt(x)); inf at x = 0"),
-    "cbrt": (ops.cbrt, np.cbrt, "1/(3 cbrt(x)**2)"),
+    "cbrt": (ops.cbrt, np.cbrt, "1/(3 cbrt(x)**2); inf at x = 0"),
     "square": (ops.square, np.square, "2x"),
     "reciprocal": (ops.reciprocal, np.reciprocal, "-1/x**2"),
     "sin": (ops.sin, np.sin, "cos(x)"),
     "cos": (ops.cos, np.cos, "-sin(x)"),
     "tan": (ops.tan, np.tan, "1 + tan(x)**2"),
-    "arcsin": (ops.arcsin, np.arcsin, "1/sqrt(1 - x**2)"),
-    "arccos": (ops.arccos, np.arccos, "-1/sqrt(1 - x**2)"),
+    "arcsin": (ops.arcsin, np.arcsin, "1/sqrt(1 - x**2); inf at x = +-1"),
+    "arccos": (ops.arccos, np.arccos, "-1/sqrt(1 - x**2); -inf at x = +-1"),
     "arctan": (ops.arctan, np.arctan, "1/(1 + x**2)"),
     "sinh": (ops.sinh, np.sinh, "cosh(x)"),
     "cosh": (ops.cosh, np.cosh, "sinh(x)"),
     "tanh": (ops.tanh, np.tanh, "1 - tanh(x)**2"),
     "arcsinh": (ops.arcsinh, np.arcsinh, "1/sqrt(x**2 + 1)"),
-    "arccosh": (ops.arccosh, np.arccosh, "1/sqrt(x**2 - 1)"),
-    "arctanh": (ops.arctanh, np.arctanh, "1/(1 - x**2)"),
-    "floor": (ops.floor, np.floor, "0"),
-    "ceil": (ops.ceil, np.ceil, "0"),
-    "rint": (ops.round, np.rint, "0"),
-    "trunc": (lambda x: ops.select(ops.lt(x, 0), ops.ceil(x), ops.floor(x)), np.trunc, "0"),
+    "arccosh": (ops.arccosh, np.arccosh, "1/sqrt(x**2 - 1); inf at x = 1"),
+    "arctanh": (ops.arctanh, np.arctanh, "1/(1 - x**2); inf at x = +-1"),
+    "floor": (ops.floor, np.floor, "none (piecewise constant)"),
+    "ceil": (ops.ceil, np.ceil, "none (piecewise constant)"),
+    "rint": (ops.round, np.rint, "none (piecewise constant)"),
+    "trunc": (lambda x: ops.select(ops.lt(x, 0), ops.ceil(x), ops.floor(x)), np.trunc,
+              "none (piecewise constant)"),
     "isnan": (ops.isnan, np.isnan, "none (bool result)"),
     "isfinite": (ops.isfinite, np.isfinite, "none (bool result)"),
     "isinf": (ops.isinf, np.isinf, "none (bool result)"),
     "logical_not": (ops.logical_not, np.logical_not, "none (bool result)"),
-    "conjugate": (lambda x: x, np.conjugate, "1 (real arrays only)"),
+    "conjugate": (lambda x: x, np.conjugate, "1 (the identity; real arrays only)"),
 }
 
 _BINARY = {
     "add": (ops.add, np.add, "(1, 1)"),
     "subtract": (ops.sub, np.subtract, "(1, -1)"),
-    "multiply": (ops.mul, np.multiply, "(y, x)"),
-    "divide": (ops.div, np.divide, "(1/y, -x/y**2)"),
-    "power": (ops.pow, np.power, "(y x**(y-1), x**y log x); see power"),
+    "multiply": (ops.mul, np.multiply, "(x2, x1)"),
+    "divide": (ops.div, np.divide, "(1/x2, -x1/x2**2)"),
+    "power": (ops.pow, np.power, "(x2 x1**(x2-1), x1**x2 log(x1))"),
     "maximum": (ops.maximum, np.maximum, "1 to the larger argument; 0.5 each at a tie"),
     "minimum": (ops.minimum, np.minimum, "1 to the smaller argument; 0.5 each at a tie"),
-    "fmax": (ops.maximum, np.fmax, "as maximum"),
-    "fmin": (ops.minimum, np.fmin, "as minimum"),
-    "arctan2": (ops.arctan2, np.arctan2, "(x, -y)/(x**2 + y**2) for arctan2(y, x)"),
-    "hypot": (ops.hypot, np.hypot, "(x, y)/hypot(x, y); 0 at the origin"),
-    "mod": (ops.mod, np.mod, "(1, -floor(x/y))"),
-    "logaddexp": (ops.logaddexp, np.logaddexp, "(exp(x - out), exp(y - out)); 0.5 each at a tie"),
-    "floor_divide": (ops.floor_divide, np.floor_divide, "0"),
+    "fmax": (ops.maximum, np.fmax, "as maximum: 0.5 each at a tie"),
+    "fmin": (ops.minimum, np.fmin, "as minimum: 0.5 each at a tie"),
+    "arctan2": (ops.arctan2, np.arctan2,
+                "(x, -y)/(x**2 + y**2) for arctan2(y, x); NaN at the origin"),
+    "hypot": (ops.hypot, np.hypot, "(x1, x2)/hypot(x1, x2); 0 at the origin"),
+    "mod": (ops.mod, np.mod, "(1, -floor(x1/x2))"),
+    "logaddexp": (ops.logaddexp, np.logaddexp,
+                  "(sigmoid(x1 - x2), sigmoid(x2 - x1)); 0.5 each at a tie"),
+    "floor_divide": (ops.floor_divide, np.floor_divide, "none (piecewise constant)"),
     "equal": (ops.eq, np.equal, "none (bool result)"),
     "not_equal": (ops.ne, np.not_equal, "none (bool result)"),
     "less": (ops.lt, np.less, "none (bool result)"),
@@ -84,6 +87,40 @@ def _finish(out, dtype):
     return out if dtype is None else ops.convert_element_type(out, dtype)
 
 
+_DOC_RAISES = (
+    "Raises\n------\nTypeError\n"
+    "    If ``out`` or ``where`` is given (arrays are immutable under\n"
+    "    transforms), or an unsupported keyword.\n\n"
+)
+_DOC_KWARGS = (
+    "dtype : dtype, optional\n"
+    "    Cast the result (computed in NumPy's result dtype first).\n"
+    "casting, order, subok : optional\n"
+    "    Accepted for NumPy compatibility and ignored.\n\n"
+)
+
+
+def _doc_summary(name, deriv, what):
+    if deriv.startswith("none"):
+        return f"NumPy's ``{name}`` {what} (no derivative).\n\n"
+    return f"NumPy's ``{name}`` {what}, differentiable.\n\n"
+
+
+def _doc_dtype(deriv):
+    return " (bool)" if deriv == "none (bool result)" else ""
+
+
+def _doc_derivative(deriv, label):
+    if deriv == "none (bool result)":
+        return "No derivative: the result is bool.\n"
+    if deriv.startswith("none"):
+        return (
+            "No derivative: the function is piecewise constant, so its result is a\n"
+            "constant to every transform (derivative 0 everywhere, also at the jumps).\n"
+        )
+    return f"{label}: {deriv}.\n"
+
+
 def _make_unary(name, op, ufunc, deriv):
     @implements(ufunc)
     def f(x, /, out=None, *, where=True, dtype=None, **kwargs):
@@ -92,11 +129,15 @@ def _make_unary(name, op, ufunc, deriv):
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
-        f"NumPy's ``{name}`` elementwise, differentiable.\n\n"
-        f"Parameters\n----------\nx : array_like or tracer\n"
-        f"dtype : dtype, optional\n    Cast the result.\n\n"
-        f"Returns\n-------\narray or tracer\n    Same shape as ``x``; dtype as "
-        f"NumPy's ``{name}``.\n\nNotes\n-----\nDerivative: {deriv}.\n"
+        _doc_summary(name, deriv, "elementwise")
+        + "Parameters\n----------\nx : array_like or tracer\n"
+        "    Any shape and dtype; Python scalars stay weakly typed.\n"
+        + _DOC_KWARGS
+        + f"Returns\n-------\narray or tracer\n    Same shape as ``x``; dtype as "
+        f"NumPy's ``{name}``{_doc_dtype(deriv)}.\n\n"
+        + _DOC_RAISES
+        + "Notes\n-----\n"
+        + _doc_derivative(deriv, "Derivative")
     )
     return f
 
@@ -109,12 +150,16 @@ def _make_binary(name, op, ufunc, deriv):
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
-        f"NumPy's ``{name}`` elementwise with broadcasting, differentiable.\n\n"
-        f"Parameters\n----------\nx1, x2 : array_like or tracer\n"
-        f"    Broadcast together with NumPy's rules.\n"
-        f"dtype : dtype, optional\n    Cast the result.\n\n"
-        f"Returns\n-------\narray or tracer\n    The broadcast shape; NumPy 2's "
-        f"promoted dtype.\n\nNotes\n-----\nPartial derivatives (x1, x2): {deriv}.\n"
+        _doc_summary(name, deriv, "elementwise with broadcasting")
+        + "Parameters\n----------\nx1, x2 : array_like or tracer\n"
+        "    Broadcast together with NumPy's rules; Python scalars stay weakly\n"
+        "    typed (``float32_array + 1.0`` is float32).\n"
+        + _DOC_KWARGS
+        + f"Returns\n-------\narray or tracer\n    The broadcast shape; dtype as "
+        f"NumPy 2's ``{name}``{_doc_dtype(deriv)}.\n\n"
+        + _DOC_RAISES
+        + "Notes\n-----\n"
+        + _doc_derivative(deriv, "Partial derivatives (x1, x2)")
     )
     return f
 
@@ -153,12 +198,55 @@ conj = conjugate  # noqa: F821
 implements(np.fix)(fix)
 __all__ += ["abs", "true_divide", "remainder", "fix", "conj"]
 
-# Docstrings of the functions whose edge semantics are part of the contract.
-power.__doc__ += (  # noqa: F821
-    "\n``x**0`` has derivative 0 in ``x`` (also at ``x = 0``); ``0.0**y`` has "
-    "derivative 0 in ``y`` for ``y > 0``; a constant exponent never adds "
-    "``log(x)`` terms, so ``x**3.0`` at ``x = -2`` has derivative 12.\n"
-)
+# Docstrings of the functions whose edge semantics are part of the contract,
+# and of those that differ from NumPy.
+_DOC_NOTES = {
+    "power": (
+        "\nThe first partial is taken as 0 where ``x2 == 0`` and ``log(x1)`` as 0\n"
+        "where ``x1 == 0``: ``x**0`` has derivative 0 in ``x`` (also at\n"
+        "``x = 0``), ``0.0**y`` has derivative 0 in ``y`` for ``y > 0`` (the\n"
+        "one-sided limit), and a constant exponent never adds ``log(x)`` terms,\n"
+        "so ``x**3.0`` at ``x = -2`` has derivative 12.\n"
+    ),
+    "reciprocal": (
+        "\nComputed as ``1.0 / x``, so integer input gives a float result\n"
+        "(NumPy's ``reciprocal`` keeps the integer dtype: ``1 // x``).\n"
+    ),
+    "fmax": (
+        "\nComputed as ``maximum``: a NaN operand gives NaN (NumPy's ``fmax``\n"
+        "returns the other operand).\n"
+    ),
+    "fmin": (
+        "\nComputed as ``minimum``: a NaN operand gives NaN (NumPy's ``fmin``\n"
+        "returns the other operand).\n"
+    ),
+    "conjugate": (
+        "\nReturns ``x`` unchanged: correct for real input, the only kind\n"
+        "tracegrad differentiates; a complex ndarray is not conjugated.\n"
+    ),
+    "maximum": (
+        "\nNaN propagates as in NumPy.  At a tie ``x1 == x2`` each argument\n"
+        "receives half the derivative (TensorFlow's and JAX's convention).\n"
+    ),
+    "minimum": (
+        "\nNaN propagates as in NumPy.  At a tie ``x1 == x2`` each argument\n"
+        "receives half the derivative (TensorFlow's and JAX's convention).\n"
+    ),
+    "hypot": (
+        "\nThe derivative at the origin is taken as 0 (the subgradient of\n"
+        "smallest norm), as for ``linalg.norm``.\n"
+    ),
+    "mod": (
+        "\nFrom ``mod(x1, x2) = x1 - floor(x1 / x2) * x2`` with ``floor``\n"
+        "treated as constant.\n"
+    ),
+    "logaddexp": (
+        "\nThe partials are written as sigmoids of the difference, which are\n"
+        "finite for any inputs (also at +-1000) and exactly 0.5 at a tie.\n"
+    ),
+}
+for _name, _note in _DOC_NOTES.items():
+    globals()[_name].__doc__ += _note
 pow = power  # noqa: A001,F821
 __all__.append("pow")
 
@@ -170,12 +258,22 @@ def where(condition, x=None, y=None, /):
     Parameters
     ----------
     condition : array_like of bool
+        Read for its value only (no derivative).
     x, y : array_like or tracer
         Broadcast together with ``condition``.
 
     Returns
     -------
     array or tracer
+        The broadcast shape of the three arguments; the promoted dtype of
+        ``x`` and ``y``.  With only ``condition``: a tuple of int64 arrays,
+        ``nonzero(condition)``.
+
+    Raises
+    ------
+    ValueError
+        If exactly one of ``x`` and ``y`` is given, or the shapes do not
+        broadcast.
 
     Notes
     -----
@@ -211,6 +309,14 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
     Returns
     -------
     array or tracer
+        The broadcast shape of ``a`` and the bounds; NumPy's dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+    ValueError
+        If both bounds are None.
 
     Notes
     -----
@@ -232,7 +338,49 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A
 
 @implements(np.round, np.around)
 def round(a, decimals=0, out=None):  # noqa: A001
-    """Round to ``decimals`` (half to even, as NumPy); zero derivative."""
+    """Round to ``decimals`` decimal places, half to even (NumPy's ``round``).
+
+    ``around`` is another name for this function.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Any shape and dtype.
+    decimals : int, optional
+        Number of decimal places (default 0); negative values round to the
+        left of the decimal point (``round(15, -1)`` is 20).
+    out : None
+        Must be None.
+
+    Returns
+    -------
+    array or tracer
+        Same shape and dtype as ``a`` (integer input stays integer).
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Halves go to the nearest even value (``round(2.5) == 2.0``).  With
+    ``decimals != 0`` the value is scaled by ``10**decimals``, rounded and
+    scaled back, as in NumPy, so binary representation shows through
+    (``round(2.675, 2) == 2.67``).
+
+    No derivative: the function is piecewise constant, so its result is a
+    constant to every transform (derivative 0 everywhere, also at the
+    jumps).
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad.numpy as tnp
+    >>> tnp.round(np.array([0.5, 1.5, 2.5, -1.26]), 1)
+    array([ 0.5,  1.5,  2.5, -1.3])
+    >>> tnp.round(np.array([0.5, 1.5, 2.5]))
+    array([0., 2., 2.])
+    """
     if out is not None:
         raise TypeError("tracegrad.numpy.round does not support out=")
     return ops.round(arg(a), decimals)

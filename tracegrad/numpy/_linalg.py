@@ -216,6 +216,14 @@ def dot(a, b, out=None):
     ------
     ValueError
         If the contracted dimensions differ.
+    TypeError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Computed with ``multiply``, :func:`matmul` or :func:`tensordot`, so its
+    derivatives are theirs: for matrices, the cotangents are ``ct @ b.T``
+    and ``a.T @ ct``.
     """
     _no_out("dot", out)
     a, b = _as_operand(a), _as_operand(b)
@@ -246,6 +254,12 @@ def vdot(a, b, /):
         If the sizes differ.
     TypeError
         For complex traced inputs (tracegrad differentiates real arrays only).
+
+    Notes
+    -----
+    The cotangent of ``a`` is the result's cotangent times ``b`` (reshaped
+    to ``a``'s shape), and vice versa.  Complex constant inputs are passed
+    to NumPy's ``vdot``, which conjugates ``a``.
     """
     a, b = _as_operand(a), _as_operand(b)
     if not isinstance(a, Tracer) and not isinstance(b, Tracer):
@@ -271,7 +285,17 @@ def inner(a, b, /):
     Returns
     -------
     array or tracer
-        Shape ``a.shape[:-1] + b.shape[:-1]``.
+        Shape ``a.shape[:-1] + b.shape[:-1]``; the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        If the last axes differ in length.
+
+    Notes
+    -----
+    One contraction (a :func:`tensordot` over the last axes), so its
+    derivatives are those of ``matmul``, ``transpose`` and ``reshape``.
     """
     a, b = _as_operand(a), _as_operand(b)
     na, nb = len(a.shape), len(b.shape)
@@ -308,11 +332,32 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     x1, x2 : array_like or tracer
         Broadcast together; ``axis`` (default last) is contracted.
     axis : int, optional
+        The contracted axis (default -1), counted in each operand.
+    out : None
+        Must be None.
+    dtype : dtype, optional
+        Cast the result.
 
     Returns
     -------
     array or tracer
-        The broadcast shape without ``axis``.
+        The broadcast shape without ``axis``; the promoted dtype.
+
+    Raises
+    ------
+    ValueError
+        If the contracted dimensions differ (the message names ``matmul``).
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range for an operand (also for 0-d operands).
+    TypeError
+        If ``out`` or an unsupported keyword is given.
+
+    Notes
+    -----
+    Computed as a batched ``matmul`` of rows by columns, so the cotangents
+    are ``ct * x2`` and ``ct * x1`` (summed over broadcast axes).  Real
+    inputs: ``x1`` is not conjugated, where NumPy conjugates a complex
+    ``x1``.
     """
     _ufunc_kwargs("vecdot", out, kwargs)
     a, b = _as_operand(x1), _as_operand(x2)
@@ -341,7 +386,48 @@ def _col(x):
 def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """Matrix-vector product with broadcasting (NumPy 2.2's ``matvec``).
 
-    ``x1`` has shape ``(..., n, k)``, ``x2`` ``(..., k)``; result ``(..., n)``.
+    ``result[..., i] = sum_j x1[..., i, j] * x2[..., j]``.
+
+    Parameters
+    ----------
+    x1 : array_like or tracer, shape ``(..., n, k)``
+        A stack of matrices.
+    x2 : array_like or tracer, shape ``(..., k)``
+        A stack of vectors; the batch axes ``...`` of both broadcast.
+    out : None
+        Must be None.
+    dtype : dtype, optional
+        Cast the result.
+    casting, order, subok : optional
+        Accepted for NumPy compatibility and ignored.
+
+    Returns
+    -------
+    array or tracer, shape ``broadcast(batch1, batch2) + (n,)``
+        NumPy's promoted dtype of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    ValueError
+        If the contracted dimensions differ (the message names ``matmul``)
+        or an operand is 0-d.
+    TypeError
+        If ``out`` or another unsupported keyword (``axes``, ``axis``) is
+        given.
+
+    Notes
+    -----
+    Computed as ``x1 @ x2[..., None]``, so the derivatives are those of
+    :func:`matmul`: the cotangent of ``x1`` is ``ct[..., :, None] *
+    x2[..., None, :]`` and that of ``x2`` is ``x1^T @ ct``, each summed
+    over broadcast batch axes.  Unlike NumPy, a 1-D ``x1`` is not rejected:
+    it acts as a single row and the result is the dot product.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad.numpy as tnp
+    >>> tnp.matvec(np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0]))
+    array([ 8., 26.])
     """
     _ufunc_kwargs("matvec", out, kwargs)
     a, b = _as_operand(x1), _as_operand(x2)
@@ -353,7 +439,45 @@ def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
 def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """Vector-matrix product with broadcasting (NumPy 2.2's ``vecmat``).
 
-    ``x1`` has shape ``(..., k)``, ``x2`` ``(..., k, n)``; result ``(..., n)``.
+    ``result[..., j] = sum_i x1[..., i] * x2[..., i, j]``.
+
+    Parameters
+    ----------
+    x1 : array_like or tracer, shape ``(..., k)``
+        A stack of vectors (real: it is not conjugated, where NumPy
+        conjugates a complex ``x1``).
+    x2 : array_like or tracer, shape ``(..., k, n)``
+        A stack of matrices; the batch axes ``...`` of both broadcast.
+    out : None
+        Must be None.
+    dtype : dtype, optional
+        Cast the result.
+    casting, order, subok : optional
+        Accepted for NumPy compatibility and ignored.
+
+    Returns
+    -------
+    array or tracer, shape ``broadcast(batch1, batch2) + (n,)``
+        NumPy's promoted dtype of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    ValueError
+        If the contracted dimensions differ (the message names ``matmul``)
+        or ``x2`` is 0-d.
+    IndexError
+        If ``x1`` is 0-d (NumPy raises ValueError).
+    TypeError
+        If ``out`` or another unsupported keyword (``axes``, ``axis``) is
+        given.
+
+    Notes
+    -----
+    Computed as ``x1[..., None, :] @ x2``, so the derivatives are those of
+    :func:`matmul`: the cotangent of ``x1`` is ``x2 @ ct`` and that of
+    ``x2`` is ``x1[..., :, None] * ct[..., None, :]``, each summed over
+    broadcast batch axes.  Unlike NumPy, a 1-D ``x2`` is not rejected: the
+    result is the dot product, of shape ``(1,)``.
     """
     _ufunc_kwargs("vecmat", out, kwargs)
     a, b = _as_operand(x1), _as_operand(x2)

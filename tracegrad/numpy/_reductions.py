@@ -167,6 +167,14 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,  #
         If ``out`` is given.
     numpy.exceptions.AxisError
         If an axis is out of range.
+    ValueError
+        If an axis repeats or ``where`` does not broadcast to ``a``'s shape.
+
+    Notes
+    -----
+    Linear: the cotangent of ``a`` is the result's cotangent broadcast back
+    over the reduced axes (0 where ``where`` is false).  ``initial`` is a
+    constant.
     """
     return _monoid("sum", ops.reduce_sum, ops.add, 0, a, axis, dtype, out, keepdims,
                    initial, where)
@@ -177,12 +185,37 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
          where=_NoValue):
     """Product of array elements over ``axis``.
 
-    Parameters are as for :func:`sum` (``initial`` multiplies the product).
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+        Axes to multiply over (negative counts from the end); None
+        multiplies everything.
+    dtype : dtype, optional
+        Accumulate (and return) in this dtype; by default NumPy's rule
+        (booleans and small integers accumulate in int64).
+    out : None
+        Must be None.
+    keepdims : bool, optional
+        Keep the reduced axes with length 1.
+    initial : scalar, optional
+        Multiplies the product.
+    where : array_like of bool, optional
+        Only elements where ``where`` is true are multiplied.
 
     Returns
     -------
     array or tracer
         ``a``'s shape without the reduced axes.  An empty product is 1.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+    numpy.exceptions.AxisError
+        If an axis is out of range.
+    ValueError
+        If an axis repeats or ``where`` does not broadcast to ``a``'s shape.
 
     Notes
     -----
@@ -368,6 +401,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
     ------
     TypeError
         If ``out`` is given, or for complex input.
+    numpy.exceptions.AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Linear: the cotangent of ``a`` is the result's cotangent divided by the
+    number of averaged elements (the count of selected ones with
+    ``where``), broadcast back over the reduced axes.
     """
     x = _operand(a, out, "mean")
     comp, res = _mean_dtypes(x, dtype)
@@ -480,11 +521,35 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
         mean=_NoValue, correction=_NoValue):
     """Standard deviation over ``axis``: ``sqrt(var(a, axis, ddof=ddof))``.
 
-    Parameters are as for :func:`var`.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    dtype : dtype, optional
+        Computation and result dtype (integer input gives float64).
+    out : None
+        Must be None.
+    ddof : int or float, optional
+        Delta degrees of freedom (``correction`` is the array-API alias).
+    keepdims : bool, optional
+    where : array_like of bool, optional
+    mean : array_like, optional
+        A precomputed mean, shaped as with ``keepdims=True``.
+    correction : int or float, optional
+        Alias of ``ddof``.
 
     Returns
     -------
     array or tracer
+        ``a``'s shape without the reduced axes.  With ``N - ddof <= 0`` the
+        result is inf or NaN, as in NumPy.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given, or for complex input.
+    ValueError
+        If both ``ddof`` and ``correction`` are given.
 
     Notes
     -----
@@ -532,6 +597,12 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         If ``weights`` have the wrong shape for ``axis``.
     ZeroDivisionError
         If the weights sum to zero.
+
+    Notes
+    -----
+    With ``S = sum(w)``, ``d avg / d a = w / S`` and
+    ``d avg / d w = (a - avg) / S`` (the quotient rule), both computed by
+    the primitives' own rules.
     """
     x = _operand(a, None, "average")
     shape = tuple(x.shape)
@@ -648,24 +719,70 @@ def _cumulative(name, op, fill, x, axis, dtype, out, include_initial):
     return y
 
 
+_CUMULATIVE_DOC = """Cumulative {what} along ``axis`` (the array API's ``cumulative_{name}``).
+
+Parameters
+----------
+x : array_like or tracer
+    Any shape; must be 1-D when ``axis`` is None.
+axis : int, optional
+    Axis of the running {what} (negative counts from the end); required
+    unless ``x`` is 1-D.
+dtype : dtype, optional
+    Accumulation and result dtype (default NumPy's: booleans and small
+    integers accumulate in int64).
+out : None
+    Must be None.
+include_initial : bool, optional
+    If True, the result starts with the empty {what}, {identity}.
+
+Returns
+-------
+array or tracer
+    ``x``'s shape, except that ``axis`` is one longer with
+    ``include_initial``; ``result[k]`` is the {what} of the first ``k``
+    elements (``k + 1`` without ``include_initial``).
+
+Raises
+------
+ValueError
+    If ``axis`` is None and ``x`` is not 1-D (also for 0-d input, which
+    NumPy treats as 1-D).
+numpy.exceptions.AxisError
+    If ``axis`` is out of range.
+TypeError
+    If ``out`` is given.
+
+Notes
+-----
+{notes}  The prepended {identity} is a constant.
+"""
+
+
 @implements(np.cumulative_sum)
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """Array-API cumulative sum; ``include_initial`` prepends a 0.
-
-    ``axis`` may be omitted only for 1-D input.  Otherwise as :func:`cumsum`.
-    """
     return _cumulative("cumulative_sum", ops.cumsum, 0.0, x, axis, dtype, out,
                        include_initial)
 
 
 @implements(np.cumulative_prod)
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    """Array-API cumulative product; ``include_initial`` prepends a 1.
-
-    ``axis`` may be omitted only for 1-D input.  Otherwise as :func:`cumprod`.
-    """
     return _cumulative("cumulative_prod", ops.cumprod, 1.0, x, axis, dtype, out,
                        include_initial)
+
+
+cumulative_sum.__doc__ = _CUMULATIVE_DOC.format(
+    what="sum", name="sum", identity="0",
+    notes=("Linear: the cotangent of ``x`` is the cumulative sum of the result's\n"
+           "cotangent taken from the other end."),
+)
+cumulative_prod.__doc__ = _CUMULATIVE_DOC.format(
+    what="product", name="prod", identity="1",
+    notes=("As for :func:`cumprod`: derivatives solve the first-order linear\n"
+           "recurrence ``dy[k] = x[k] dy[k-1] + dx[k] y[k-1]`` (or its transpose),\n"
+           "with no division by ``x``, so they are exact when ``x`` contains zeros,\n"
+           "to every order."),
+)
 
 
 # --------------------------------------------------------------------------
@@ -727,22 +844,53 @@ def _logical(name, op, fill, a, axis, out, keepdims, where):
     return _keep(op(_masked(x, where, fill, name), axes), shape, axes, keepdims)
 
 
+_LOGICAL_DOC = """True if {what} element over ``axis`` is nonzero (NumPy's ``{name}``).
+
+Parameters
+----------
+a : array_like or tracer
+    Any shape and dtype; NaN counts as nonzero.
+axis : None, int or tuple of ints, optional
+    Axes to reduce (negative counts from the end); None reduces all.
+out : None
+    Must be None.
+keepdims : bool, optional
+    Keep the reduced axes with length 1.
+where : array_like of bool, optional
+    Only the selected elements are tested; must broadcast to ``a``'s
+    shape.
+
+Returns
+-------
+ndarray of bool or numpy.bool
+    ``a``'s shape without the reduced axes.  A plain value, never a
+    tracer.  An empty test (no elements, or none selected) is {empty}.
+
+Raises
+------
+TypeError
+    If ``out`` is given, or ``axis`` is not an int or tuple of ints.
+numpy.exceptions.AxisError
+    If an axis is out of range.
+ValueError
+    If an axis repeats or ``where`` does not broadcast to ``a``'s shape.
+
+Notes
+-----
+No derivative: the result is bool.
+"""
+
+
 @implements(np.all)
 def all(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
-    """True if every element over ``axis`` is nonzero (bool, no derivative).
-
-    ``where`` restricts the test to the selected elements (an empty test is
-    True).
-    """
     return _logical("all", ops.reduce_all, True, a, axis, out, keepdims, where)
 
 
 @implements(np.any)
 def any(a, axis=None, out=None, keepdims=False, *, where=_NoValue):  # noqa: A001
-    """True if some element over ``axis`` is nonzero (bool, no derivative).
-
-    ``where`` restricts the test to the selected elements (an empty test is
-    False).
-    """
     return _logical("any", ops.reduce_any, False, a, axis, out, keepdims, where)
+
+
+all.__doc__ = _LOGICAL_DOC.format(what="every", name="all", empty="True")
+any.__doc__ = _LOGICAL_DOC.format(what="some", name="any", empty="False")
 

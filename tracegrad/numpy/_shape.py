@@ -119,6 +119,11 @@ def reshape(a, /, shape, order="C", *, copy=None):
     ValueError
         If the sizes do not match, more than one -1 is given, or ``order`` is
         not one of "C", "F", "A".
+
+    Notes
+    -----
+    Linear: the cotangent is reshaped back to ``a``'s shape (in the same
+    ``order``).
     """
     a = _array(a)
     size = math.prod(a.shape)
@@ -148,6 +153,16 @@ def ravel(a, order="C"):
     Returns
     -------
     array or tracer, shape ``(a.size,)``
+        ``a``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``order`` is not one of "C", "F", "A", "K".
+
+    Notes
+    -----
+    Linear: the cotangent is reshaped back to ``a``'s shape.
     """
     a = _array(a)
     if order == "K":
@@ -169,13 +184,22 @@ def transpose(a, axes=None):
     axes : sequence of ints, optional
         A permutation of ``range(a.ndim)``; negative entries count from the end.
 
+    Returns
+    -------
+    array or tracer
+        ``a``'s dtype; axis ``i`` of the result is axis ``axes[i]`` of ``a``.
+
     Raises
     ------
     ValueError
         If ``axes`` is not a permutation of the axes ("axes don't match
-        array", "repeated axis in transpose").
-    AxisError
+        array", "repeated axis").
+    numpy.exceptions.AxisError
         If an entry is out of range.
+
+    Notes
+    -----
+    Linear: the cotangent is transposed back by the inverse permutation.
     """
     a = _array(a)
     if axes is None:
@@ -192,7 +216,29 @@ def transpose(a, axes=None):
 
 @implements(np.swapaxes)
 def swapaxes(a, axis1, axis2):
-    """Interchange two axes of ``a`` (negative axes allowed; AxisError if out of range)."""
+    """Interchange two axes of ``a``.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis1, axis2 : int
+        The axes to swap; negative values count from the end.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s dtype and shape with ``shape[axis1]`` and ``shape[axis2]``
+        exchanged.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    A transpose: the cotangent is swapped back.
+    """
     a = _array(a)
     i = normalize_axis_index(axis1, a.ndim)
     j = normalize_axis_index(axis2, a.ndim)
@@ -209,14 +255,24 @@ def moveaxis(a, source, destination):
     ----------
     a : array_like or tracer
     source, destination : int or sequence of ints
-        Original and new positions, same number of entries.
+        Original and new positions, same number of entries; negative values
+        count from the end.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s dtype and elements, axes permuted.
 
     Raises
     ------
     ValueError
         If ``source`` and ``destination`` differ in length or repeat an axis.
-    AxisError
+    numpy.exceptions.AxisError
         If an axis is out of range.
+
+    Notes
+    -----
+    A transpose: the cotangent is permuted back.
     """
     a = _array(a)
     source = normalize_axis_tuple(source, a.ndim, "source")
@@ -233,14 +289,30 @@ def moveaxis(a, source, destination):
 
 @implements(np.expand_dims)
 def expand_dims(a, axis):
-    """Insert size-1 axes at the positions ``axis`` (int or tuple) of the result.
+    """Insert size-1 axes at the positions ``axis`` of the result.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int or tuple of ints
+        Positions of the new axes in the result (``a.ndim + len(axis)``
+        dimensions); negative values count from the end.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s dtype and elements, with length-1 axes at ``axis``.
 
     Raises
     ------
-    AxisError
+    numpy.exceptions.AxisError
         If a position is out of range for the result's dimension.
     ValueError
         If a position repeats.
+
+    Notes
+    -----
+    A reshape: the cotangent is reshaped back.
     """
     a = _array(a)
     if not isinstance(axis, (tuple, list)):
@@ -253,14 +325,30 @@ def expand_dims(a, axis):
 
 @implements(np.squeeze)
 def squeeze(a, axis=None):
-    """Remove size-1 axes (all of them, or those in ``axis``: int or tuple).
+    """Remove length-1 axes (all of them, or those in ``axis``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+        Axes to remove; each must have length 1.  None removes every
+        length-1 axis.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s dtype and elements, without the removed axes.
 
     Raises
     ------
     ValueError
-        If a selected axis does not have size one.
-    AxisError
+        If a selected axis does not have length one.
+    numpy.exceptions.AxisError
         If an axis is out of range.
+
+    Notes
+    -----
+    A reshape: the cotangent is reshaped back.
     """
     a = _array(a)
     if axis is None:
@@ -281,12 +369,29 @@ def _check_broadcast(shape, target):
 def broadcast_to(array, shape, subok=False):
     """Broadcast ``array`` to ``shape`` with NumPy's rules.
 
-    The VJP sums the cotangent over the broadcast axes.
+    Parameters
+    ----------
+    array : array_like or tracer
+    shape : int or tuple of ints
+        Target shape; ``array``'s shape must broadcast to it.
+    subok : bool, optional
+        Accepted for NumPy compatibility and ignored.
+
+    Returns
+    -------
+    array or tracer
+        ``array``'s dtype, shape ``shape``.  For an ndarray it is a
+        read-only view, as in NumPy.
 
     Raises
     ------
     ValueError
         If ``array`` cannot be broadcast to ``shape`` (NumPy's message).
+
+    Notes
+    -----
+    The VJP sums the cotangent over the broadcast axes (and the added
+    leading axes).
     """
     array = _array(array)
     shape = (shape,) if isinstance(shape, (numbers.Integral, np.integer)) else tuple(shape)
@@ -296,44 +401,89 @@ def broadcast_to(array, shape, subok=False):
 
 @implements(np.broadcast_shapes)
 def broadcast_shapes(*args):
-    """NumPy's ``broadcast_shapes`` (pure shape arithmetic)."""
-    return np.broadcast_shapes(*args)
+    """The shape that arrays of the given shapes broadcast to (pure shape arithmetic).
 
+    Parameters
+    ----------
+    *args : int or tuple of ints
+        Shapes (an int is a 1-D shape).
 
-@implements(np.broadcast_arrays)
-def broadcast_arrays(*args, subok=False):
-    """Broadcast arrays against each other; returns a tuple (NumPy 2).
+    Returns
+    -------
+    tuple of ints
 
     Raises
     ------
     ValueError
         If the shapes are not broadcast-compatible.
     """
+    return np.broadcast_shapes(*args)
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    """Broadcast arrays against each other.
+
+    Parameters
+    ----------
+    *args : array_like or tracers
+    subok : bool, optional
+        Accepted for NumPy compatibility and ignored.
+
+    Returns
+    -------
+    tuple of arrays or tracers
+        One per argument (a tuple, as in NumPy 2), each of the common
+        broadcast shape and its own dtype; broadcast ndarrays are read-only
+        views.
+
+    Raises
+    ------
+    ValueError
+        If the shapes are not broadcast-compatible.
+
+    Notes
+    -----
+    The cotangent of each argument is the sum of its result's cotangent
+    over the broadcast axes.
+    """
     args = [_array(a) for a in args]
     shape = np.broadcast_shapes(*[a.shape for a in args])
     return tuple(ops.broadcast_to(a, shape) for a in args)
 
 
+_ATLEAST_DOC = """Reshape each input to at least {n} dimension{s}.
+
+{rule}.
+
+Parameters
+----------
+*arys : array_like or tracers
+
+Returns
+-------
+array or tracer, or tuple of them
+    One result for one argument, else a tuple (also for no arguments:
+    ``()``), as NumPy 2 does.  Dtypes and elements are unchanged.
+
+Notes
+-----
+A reshape: the cotangent is reshaped back.
+"""
+
+
 @implements(np.atleast_1d)
 def atleast_1d(*arys):
-    """Views with at least one dimension (0-d becomes shape (1,)).
-
-    Returns one array for one input, else a tuple, as NumPy 2 does.
-    """
     return _atleast(arys, lambda s: (1,) if len(s) == 0 else s)
 
 
 @implements(np.atleast_2d)
 def atleast_2d(*arys):
-    """Views with at least two dimensions: () -> (1, 1), (n,) -> (1, n)."""
     return _atleast(arys, lambda s: (1,) * (2 - len(s)) + s if len(s) < 2 else s)
 
 
 @implements(np.atleast_3d)
 def atleast_3d(*arys):
-    """Views with at least three dimensions: () -> (1, 1, 1), (n,) -> (1, n, 1),
-    (m, n) -> (m, n, 1)."""
-
     def new(s):
         if len(s) == 0:
             return (1, 1, 1)
@@ -342,6 +492,17 @@ def atleast_3d(*arys):
         return s + (1,) if len(s) == 2 else s
 
     return _atleast(arys, new)
+
+
+atleast_1d.__doc__ = _ATLEAST_DOC.format(
+    n="one", s="", rule="``()`` becomes ``(1,)``; other shapes are unchanged")
+atleast_2d.__doc__ = _ATLEAST_DOC.format(
+    n="two", s="s",
+    rule="``()`` becomes ``(1, 1)``, ``(n,)`` becomes ``(1, n)``; other shapes are unchanged")
+atleast_3d.__doc__ = _ATLEAST_DOC.format(
+    n="three", s="s",
+    rule=("``()`` becomes ``(1, 1, 1)``, ``(n,)`` becomes ``(1, n, 1)``,\n"
+          "``(m, n)`` becomes ``(m, n, 1)``; other shapes are unchanged"))
 
 
 def _atleast(arys, new_shape):
@@ -430,12 +591,39 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     """Join equally shaped arrays along a new axis ``axis`` of the result.
 
+    Parameters
+    ----------
+    arrays : sequence of array_like or tracers
+        All of the same shape.
+    axis : int, optional
+        Position of the new axis in the result (negative counts from the
+        end of the result's ``ndim + 1`` axes).
+    out : None
+        Must be None.
+    dtype : dtype, optional
+        Result dtype; by default NumPy's promotion of the inputs' dtypes.
+    casting : str, optional
+        NumPy's casting rule for converting the inputs to ``dtype``.
+
+    Returns
+    -------
+    array or tracer
+        The common shape with ``len(arrays)`` inserted at ``axis``.
+
     Raises
     ------
     ValueError
         No arrays, or arrays of different shapes.
-    AxisError
+    numpy.exceptions.AxisError
         If ``axis`` is out of range for the result.
+    TypeError
+        If ``out`` is given or an input cannot be cast to ``dtype`` under
+        ``casting``.
+
+    Notes
+    -----
+    The cotangent of each input is its slice of the result's cotangent
+    (cast back to the input's dtype).
     """
     _no_out("stack", out)
     arrays = [_array(a) for a in arrays]
@@ -451,9 +639,43 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     )
 
 
+_JOIN_DOC = """{summary}
+
+{prelude}Parameters
+----------
+tup : sequence of array_like or tracers
+{dtype_params}
+Returns
+-------
+array or tracer
+    {returns}
+
+Raises
+------
+ValueError
+    No arrays, or shapes that differ off the joining axis.
+{dtype_raises}
+Notes
+-----
+The cotangent of each input is its slice of the result's cotangent,
+reshaped to the input's shape.
+"""
+_JOIN_DOC_DTYPE = dict(
+    dtype_params=(
+        "dtype : dtype, optional\n"
+        "    Result dtype; by default NumPy's promotion of the inputs' dtypes.\n"
+        "casting : str, optional\n"
+        "    NumPy's casting rule for converting the inputs to ``dtype``.\n"
+    ),
+    dtype_raises=(
+        "TypeError\n    If an input cannot be cast to ``dtype`` under ``casting``.\n"
+    ),
+)
+_JOIN_DOC_NO_DTYPE = dict(dtype_params="", dtype_raises="")
+
+
 @implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind"):
-    """Join along axis 1 (axis 0 for 1-D inputs), after ``atleast_1d``."""
     arrs = [atleast_1d(a) for a in tup]
     axis = 0 if arrs and arrs[0].ndim == 1 else 1
     return concatenate(arrs, axis=axis, dtype=dtype, casting=casting)
@@ -461,19 +683,16 @@ def hstack(tup, *, dtype=None, casting="same_kind"):
 
 @implements(np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind"):
-    """Join along axis 0, after ``atleast_2d`` (1-D inputs become rows)."""
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype, casting=casting)
 
 
 @implements(np.dstack)
 def dstack(tup):
-    """Join along axis 2, after ``atleast_3d``."""
     return concatenate([atleast_3d(a) for a in tup], axis=2)
 
 
 @implements(np.column_stack)
 def column_stack(tup):
-    """Join 1-D arrays as columns (and 2-D arrays as they are) along axis 1."""
     cols = []
     for a in tup:
         a = _array(a)
@@ -481,6 +700,35 @@ def column_stack(tup):
             a = ops.reshape(a, (math.prod(a.shape), 1))
         cols.append(a)
     return concatenate(cols, axis=1)
+
+
+hstack.__doc__ = _JOIN_DOC.format(
+    summary="Join arrays horizontally: along axis 1, or axis 0 for 1-D inputs.",
+    prelude="Each input first goes through :func:`atleast_1d`.\n\n",
+    returns=("The inputs concatenated along axis 1 (axis 0 if the first input is\n"
+             "    at most 1-D)."),
+    **_JOIN_DOC_DTYPE,
+)
+vstack.__doc__ = _JOIN_DOC.format(
+    summary="Join arrays vertically: along axis 0, 1-D inputs becoming rows.",
+    prelude="Each input first goes through :func:`atleast_2d`.\n\n",
+    returns="At least 2-D; ``(k, n)`` for ``k`` inputs of shape ``(n,)``.",
+    **_JOIN_DOC_DTYPE,
+)
+dstack.__doc__ = _JOIN_DOC.format(
+    summary="Join arrays depth-wise: along axis 2.",
+    prelude=("Each input first goes through :func:`atleast_3d` (``(n,)`` becomes\n"
+             "``(1, n, 1)``, ``(m, n)`` becomes ``(m, n, 1)``).\n\n"),
+    returns="At least 3-D; the promoted dtype of the inputs.",
+    **_JOIN_DOC_NO_DTYPE,
+)
+column_stack.__doc__ = _JOIN_DOC.format(
+    summary="Join arrays as columns: 1-D inputs become columns, 2-D ones are kept.",
+    prelude="A 0-d input becomes a ``(1, 1)`` column.\n\n",
+    returns=("2-D (for inputs of at most 2 dimensions): the columns side by side;\n"
+             "    the promoted dtype of the inputs."),
+    **_JOIN_DOC_NO_DTYPE,
+)
 
 
 @implements(np.array_split)
@@ -504,6 +752,13 @@ def array_split(ary, indices_or_sections, axis=0):
     ------
     ValueError
         If the number of sections is not positive.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Each piece is a slice: its cotangent is scattered (zero-padded) back
+    into ``ary``'s shape, and the pieces' contributions add up.
     """
     ary = _array(ary)
     axis = normalize_axis_index(axis, ary.ndim)
@@ -523,12 +778,35 @@ def array_split(ary, indices_or_sections, axis=0):
 
 @implements(np.split)
 def split(ary, indices_or_sections, axis=0):
-    """Split into equal sub-arrays (int) or at the given points (sequence).
+    """Split ``ary`` into equal sub-arrays (an int) or at the given points (a sequence).
+
+    Parameters
+    ----------
+    ary : array_like or tracer
+    indices_or_sections : int or sequence of ints
+        ``N``: ``N`` equal pieces (``N`` must divide the axis length).  A
+        sequence: the split points (Python slicing semantics; negative and
+        out-of-range points allowed).
+    axis : int, optional
+        Axis to split (default 0; negative counts from the end).
+
+    Returns
+    -------
+    list of arrays or tracers
+        Slices of ``ary`` along ``axis``, ``ary``'s dtype.
 
     Raises
     ------
     ValueError
-        If an integer number of sections does not divide the axis length.
+        If an integer number of sections does not divide the axis length or
+        is not positive (NumPy raises ZeroDivisionError for 0).
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    Each piece is a slice: its cotangent is scattered (zero-padded) back
+    into ``ary``'s shape, and the pieces' contributions add up.
     """
     if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
         a = _array(ary)
@@ -540,7 +818,33 @@ def split(ary, indices_or_sections, axis=0):
 
 @implements(np.append)
 def append(arr, values, axis=None):
-    """``arr`` with ``values`` appended; ``axis=None`` flattens both first."""
+    """``arr`` with ``values`` appended at the end of ``axis``.
+
+    Parameters
+    ----------
+    arr : array_like or tracer
+    values : array_like or tracer
+        With an ``axis``: the shape of ``arr`` except along ``axis``.
+    axis : int, optional
+        Axis to append along; None flattens both first.
+
+    Returns
+    -------
+    array or tracer
+        A new array (1-D for ``axis=None``); the promoted dtype of the
+        inputs.
+
+    Raises
+    ------
+    ValueError
+        If the inputs differ in rank or in shape off ``axis``.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    A concatenation: each input's cotangent is its slice of the result's.
+    """
     arr, values = _array(arr), _array(values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], axis=0)
@@ -555,13 +859,29 @@ def append(arr, values, axis=None):
 def tile(A, reps):
     """Repeat ``A`` ``reps`` times per axis (NumPy's rank-matching rules).
 
-    Implemented as reshape + broadcast + reshape, so the VJP is a sum over
-    the copies.
+    Parameters
+    ----------
+    A : array_like or tracer
+    reps : int or sequence of ints
+        Repetitions per axis.  If ``reps`` is shorter than ``A.ndim`` it is
+        padded with leading 1s; if longer, ``A`` gets leading length-1 axes.
+
+    Returns
+    -------
+    array or tracer
+        ``A``'s dtype; shape ``reps[i] * A.shape[i]`` per (padded) axis.
 
     Raises
     ------
     ValueError
         If a repetition count is negative.
+    TypeError
+        If a repetition count is not an integer.
+
+    Notes
+    -----
+    Implemented as reshape + broadcast + reshape, so the VJP sums the
+    cotangent over the copies.
     """
     A = _array(A)
     reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
@@ -621,7 +941,28 @@ def repeat(a, repeats, axis=None):
 
 @implements(np.flip)
 def flip(m, axis=None):
-    """Reverse the order of elements along ``axis`` (int, tuple, or None for all)."""
+    """Reverse the order of elements along ``axis``.
+
+    Parameters
+    ----------
+    m : array_like or tracer
+    axis : None, int or tuple of ints, optional
+        Axes to reverse (negative counts from the end); None reverses all.
+
+    Returns
+    -------
+    array or tracer
+        ``m``'s shape and dtype.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Linear: the cotangent is reversed along the same axes.
+    """
     m = _array(m)
     axes = tuple(range(m.ndim)) if axis is None else normalize_axis_tuple(axis, m.ndim)
     return ops.rev(m, axes)
@@ -636,13 +977,53 @@ def _flip_one(m, axis):
 
 @implements(np.fliplr)
 def fliplr(m):
-    """Reverse axis 1 (left/right). Raises ValueError for fewer than 2 dimensions."""
+    """Reverse the order of elements along axis 1 (left/right).
+
+    Parameters
+    ----------
+    m : array_like or tracer
+        At least 2-D.
+
+    Returns
+    -------
+    array or tracer
+        ``m``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` has fewer than two dimensions.
+
+    Notes
+    -----
+    Linear: the cotangent is reversed along axis 1.
+    """
     return _flip_one(m, 1)
 
 
 @implements(np.flipud)
 def flipud(m):
-    """Reverse axis 0 (up/down). Raises ValueError for 0-d input."""
+    """Reverse the order of elements along axis 0 (up/down).
+
+    Parameters
+    ----------
+    m : array_like or tracer
+        At least 1-D.
+
+    Returns
+    -------
+    array or tracer
+        ``m``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is 0-d.
+
+    Notes
+    -----
+    Linear: the cotangent is reversed along axis 0.
+    """
     return _flip_one(m, 0)
 
 
@@ -662,7 +1043,20 @@ def roll(a, shift, axis=None):
     Returns
     -------
     array or tracer
-        Two slices concatenated per rolled axis.
+        ``a``'s shape and dtype.
+
+    Raises
+    ------
+    ValueError
+        If ``shift`` and ``axis`` do not broadcast together or are more than
+        1-D.
+    numpy.exceptions.AxisError
+        If an axis is out of range.
+
+    Notes
+    -----
+    Two slices concatenated per rolled axis, so the cotangent is rolled
+    back by ``-shift``.
     """
     a = _array(a)
     if axis is None:
@@ -827,18 +1221,35 @@ def _pad_traced_constant(array, pairs, values):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The ``offset`` diagonal of the 2-D slices spanned by ``axis1`` and ``axis2``.
 
+    Parameters
+    ----------
+    a : array_like or tracer
+        At least 2-D.
+    offset : int, optional
+        Diagonal: 0 the main one, positive above it (towards larger
+        ``axis2`` indices), negative below.
+    axis1, axis2 : int, optional
+        The two axes of the 2-D slices (default 0 and 1; negative values
+        count from the end).
+
     Returns
     -------
     array or tracer
         The other axes in order, then the diagonal as the last axis (NumPy's
-        layout).  Lowered to transpose + reshape + strided slice.
+        layout; empty when ``offset`` is beyond the matrix); ``a``'s dtype.
+        A new array, not NumPy's read-only view.
 
     Raises
     ------
     ValueError
         Fewer than two dimensions, or ``axis1 == axis2``.
-    AxisError
+    numpy.exceptions.AxisError
         Out-of-range axes.
+
+    Notes
+    -----
+    Lowered to transpose + reshape + strided slice, so the cotangent is
+    placed on the diagonal of a zero array of ``a``'s shape.
     """
     a = _array(a)
     if a.ndim < 2:
@@ -871,13 +1282,29 @@ def diag(v, k=0):
     """Extract the ``k``-th diagonal of a 2-D array, or build a 2-D array from
     a 1-D one placed on its ``k``-th diagonal.
 
-    The 1-D -> 2-D case is one ``pad`` with interior padding of the flat
-    result (its VJP is a strided slice).
+    Parameters
+    ----------
+    v : array_like or tracer
+        1-D or 2-D.
+    k : int, optional
+        Diagonal: 0 the main one, positive above it, negative below.
+
+    Returns
+    -------
+    array or tracer
+        For 2-D ``v``: the diagonal, 1-D (as :func:`diagonal`).  For 1-D
+        ``v`` of length ``n``: a square array of side ``n + abs(k)``, zero
+        off the ``k``-th diagonal.  ``v``'s dtype.
 
     Raises
     ------
     ValueError
         For inputs that are not 1-D or 2-D.
+
+    Notes
+    -----
+    The 1-D -> 2-D case is one ``pad`` with interior padding of the flat
+    result (its VJP is a strided slice: the cotangent's ``k``-th diagonal).
     """
     v = _array(v)
     k = operator.index(k)
@@ -896,7 +1323,42 @@ def diag(v, k=0):
 
 @implements(np.trace)
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """Sum along the ``offset`` diagonal (see :func:`diagonal`); ``dtype`` casts."""
+    """Sum along the ``offset`` diagonal of the 2-D slices (NumPy's ``trace``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        At least 2-D.
+    offset : int, optional
+        Diagonal, as in :func:`diagonal`.
+    axis1, axis2 : int, optional
+        The axes of the 2-D slices (default 0 and 1).
+    dtype : dtype, optional
+        Cast the result.
+    out : None
+        Must be None.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without ``axis1`` and ``axis2`` (0-d for a matrix);
+        the dtype of the sum (small integers and bools accumulate in int64)
+        unless ``dtype`` is given.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two dimensions, or ``axis1 == axis2``.
+    numpy.exceptions.AxisError
+        Out-of-range axes.
+    TypeError
+        If ``out`` is given.
+
+    Notes
+    -----
+    Linear: the cotangent of ``a`` is the result's cotangent on the
+    ``offset`` diagonal and 0 elsewhere.
+    """
     _no_out("trace", out)
     d = diagonal(a, offset, axis1, axis2)
     s = ops.reduce_sum(d, (d.ndim - 1,))
@@ -910,18 +1372,45 @@ def _tri_select(m, mask_k, keep_lower):
     return ops.select(mask, m, zero) if keep_lower else ops.select(mask, zero, m)
 
 
+_TRI_DOC = """{title} triangle: zero the elements {side} the ``k``-th diagonal.
+
+Parameters
+----------
+m : array_like or tracer
+    At least 1-D; the last two axes are the matrices.  A 1-D input of
+    length ``n`` is broadcast to ``(n, n)``, as NumPy does.
+k : int, optional
+    Diagonal {side} which to zero (0 the main one, positive above it).
+
+Returns
+-------
+array or tracer
+    ``m``'s shape (``(n, n)`` for 1-D input) and dtype.
+
+Raises
+------
+TypeError
+    For 0-d input (as NumPy).
+
+Notes
+-----
+A select with a constant mask: the cotangent is zeroed where the result
+was.
+"""
+
+
 @implements(np.tril)
 def tril(m, k=0):
-    """Zero the elements above the ``k``-th diagonal of the last two axes
-    (a 1-D input is broadcast to 2-D, as NumPy does)."""
     return _tri_select(m, k, True)
 
 
 @implements(np.triu)
 def triu(m, k=0):
-    """Zero the elements below the ``k``-th diagonal of the last two axes
-    (a 1-D input is broadcast to 2-D, as NumPy does)."""
     return _tri_select(m, k - 1, False)
+
+
+tril.__doc__ = _TRI_DOC.format(title="Lower", side="above")
+triu.__doc__ = _TRI_DOC.format(title="Upper", side="below")
 
 
 # ==========================================================================
@@ -954,7 +1443,15 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         Out-of-range positions with ``mode="raise"``, or any take from an
         empty axis.
     TypeError
-        Non-integer indices.
+        Non-integer indices, or ``out`` given.
+    ValueError
+        An unknown ``mode``.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    No derivative with respect to ``indices`` (positions are integers).
     """
     _no_out("take", out)
     a = _array(a)
@@ -997,7 +1494,14 @@ def take_along_axis(arr, indices, axis=-1):
     IndexError
         Non-integer indices or out-of-range positions.
     ValueError
-        If ``indices`` and ``arr`` differ in rank.
+        If ``indices`` and ``arr`` differ in rank, or ``axis`` is None and
+        ``indices`` is not 1-D.
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+
+    Notes
+    -----
+    No derivative with respect to ``indices`` (positions are integers).
     """
     arr = _array(arr)
     indices = np.asarray(concrete_value(indices) if isinstance(indices, Tracer) else indices)
@@ -1039,9 +1543,37 @@ def _sort_kind(kind, stable, order):
 
 @implements(np.argsort)
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """Indices that sort ``a`` along ``axis`` (None: flattened); no derivative.
+    """Indices that sort ``a`` along ``axis`` (NumPy's ``argsort``).
 
-    ``kind``/``stable`` are NumPy's, so ties are ordered as NumPy orders them.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int or None, optional
+        Axis to sort along (default last; negative counts from the end);
+        None sorts the flattened array.
+    kind : {"quicksort", "mergesort", "heapsort", "stable"}, optional
+        NumPy's sorting algorithm, so ties are ordered as NumPy orders them.
+    order : None
+        Structured-array field order: not supported.
+    stable : bool, optional
+        True is ``kind="stable"``: ties keep their original order.
+
+    Returns
+    -------
+    ndarray of int64
+        ``a``'s shape (1-D for ``axis=None``).  A plain array, never a
+        tracer.  NaNs sort last.
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+    NotImplementedError
+        If ``order`` is given.
+
+    Notes
+    -----
+    No derivative: the result is integer.
     """
     a, axis = _sort_axis(a, axis)
     return ops.argsort(a, axis, _sort_kind(kind, stable, order))
@@ -1051,13 +1583,35 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """Sorted copy of ``a`` along ``axis`` (default last; None flattens).
 
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int or None, optional
+        Axis to sort along (default last; negative counts from the end);
+        None sorts the flattened array.
+    kind : str, optional
+        Accepted for NumPy compatibility: the values do not depend on it
+        and a stable sort is always used.
+    order : None
+        Structured-array field order: not supported.
+    stable : bool, optional
+        Accepted for NumPy compatibility (the sort is always stable).
+
     Returns
     -------
     array or tracer
         A ``gather`` of ``a`` at its (stable) sorting permutation: each
         output element's derivative goes to the input element it came from
         (with ties, to the one that comes first in a stable sort).  NaNs
-        sort last, as in NumPy.
+        sort last, as in NumPy.  ``a``'s dtype; ``a``'s shape (1-D for
+        ``axis=None``).
+
+    Raises
+    ------
+    numpy.exceptions.AxisError
+        If ``axis`` is out of range.
+    NotImplementedError
+        If ``order`` is given.
     """
     a, axis = _sort_axis(a, axis)
     _sort_kind(kind, stable, order)
@@ -1067,7 +1621,32 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 @implements(np.outer)
 def outer(a, b, out=None):
-    """Outer product of the flattened ``a`` (length M) and ``b`` (length N): shape (M, N)."""
+    """Outer product ``result[i, j] = a[i] * b[j]`` of the flattened inputs.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Flattened to length ``M``.
+    b : array_like or tracer
+        Flattened to length ``N``.
+    out : None
+        Must be None.
+
+    Returns
+    -------
+    array or tracer, shape ``(M, N)``
+        The promoted dtype of ``a`` and ``b``.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+
+    Notes
+    -----
+    A broadcast product: the cotangent of ``a`` is ``ct @ b`` and that of
+    ``b`` is ``a @ ct``, reshaped to the inputs' shapes.
+    """
     _no_out("outer", out)
     a, b = ravel(a), ravel(b)
     return ops.mul(ops.reshape(a, (a.shape[0], 1)), ops.reshape(b, (1, b.shape[0])))
@@ -1084,20 +1663,70 @@ def _concrete(a):
 
 @implements(np.nonzero)
 def nonzero(a):
-    """Positions of the non-zero elements, one integer array per axis (no derivative).
+    """Positions of the non-zero elements, one integer array per axis.
 
-    Computed from the concrete value; result shapes depend on it.
+    Parameters
+    ----------
+    a : array_like or tracer
+        At least 1-D.  A tracer is read for its concrete value.
+
+    Returns
+    -------
+    tuple of ndarrays of int64
+        ``a.ndim`` arrays of equal length (the number of non-zero elements),
+        in row-major order.  Plain arrays, never tracers.
+
+    Raises
+    ------
+    ValueError
+        For 0-d input (NumPy 2's rule).
+
+    Notes
+    -----
+    No derivative: the result is integer, and its shape depends on the
+    values.
     """
     return np.nonzero(_concrete(a))
 
 
 @implements(np.argwhere)
 def argwhere(a):
-    """Positions of the non-zero elements as rows of an ``(N, a.ndim)`` integer array."""
+    """Positions of the non-zero elements, one row per element.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        A tracer is read for its concrete value.
+
+    Returns
+    -------
+    ndarray of int64, shape ``(N, a.ndim)``
+        ``N`` is the number of non-zero elements, in row-major order.  A
+        plain array, never a tracer.
+
+    Notes
+    -----
+    No derivative: the result is integer.
+    """
     return np.argwhere(_concrete(a))
 
 
 @implements(np.flatnonzero)
 def flatnonzero(a):
-    """Positions of the non-zero elements of the flattened ``a``."""
+    """Positions of the non-zero elements of the flattened ``a``.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        A tracer is read for its concrete value.
+
+    Returns
+    -------
+    ndarray of int64, 1-D
+        A plain array, never a tracer.
+
+    Notes
+    -----
+    No derivative: the result is integer.
+    """
     return np.flatnonzero(_concrete(a))
