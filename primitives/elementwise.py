@@ -864,10 +864,8 @@ def stop_gradient(x):
     Parameters
     ----------
     x : array, tracer or scalar
-        Any shape and dtype.  A single array, not a pytree: a tuple, list or
-        dict is returned as it is, with its tracers still live, so its
-        derivative is *not* stopped.  For a pytree, map over the leaves
-        (``tree_util.tree_map(stop_gradient, tree)``).
+        Any shape and dtype; one array (``tracegrad.stop_gradient`` maps
+        this over the leaves of a pytree).
 
     Returns
     -------
@@ -887,7 +885,8 @@ def stop_gradient(x):
     Examples
     --------
     >>> import tracegrad as tg
-    >>> float(tg.grad(lambda x: x * tg.stop_gradient(x))(3.0))
+    >>> from tracegrad.primitives import ops
+    >>> float(tg.grad(lambda x: x * ops.stop_gradient(x))(3.0))
     3.0
     """
     return stop_gradient_p.bind(x)

@@ -213,3 +213,27 @@ def test_tracers_are_not_hashable():
 
     with pytest.raises(TypeError):
         tg.grad(f)(1.0)
+
+
+# Errors name the transform the user called, not the one it is built on.
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: tg.hessian(lambda x: x ** 3)(1), "hessian"),
+        (lambda: tg.hessian(3), "hessian"),
+        (lambda: tg.grad(lambda x: x ** 2, has_aux=True)(3.0), "grad"),
+        (lambda: tg.jacrev(lambda x: x, has_aux=True)(3.0), "jacrev"),
+        (lambda: tg.jacfwd(lambda x: x, has_aux=True)(3.0), "jacfwd"),
+    ],
+)
+def test_errors_name_the_public_transform(call, name):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value).startswith(name)
+
+
+def test_check_grads_rejects_order_zero():
+    from tracegrad.test_util import check_grads
+
+    with pytest.raises(ValueError, match="order"):
+        check_grads(lambda x: x * 2.0, (1.0,), order=0)

@@ -647,3 +647,12 @@ def test_check_grads_catches_a_wrong_second_derivative(cube_with_wrong_second_de
 
 def test_check_grads_pytree_args():
     check_grads(lambda d: d["a"] * tnp.sum(d["b"][0] ** 2), ({"a": X3, "b": (np.ones(2),)},), order=2)
+
+
+def test_stop_gradient_accepts_pytrees():
+    g = tg.grad(lambda x: tg.stop_gradient([x])[0] * x)(1.0)
+    assert g == 1.0
+    out = tg.stop_gradient({"a": np.ones(2), "b": (3.0, None)})
+    assert set(out) == {"a", "b"} and out["b"][1] is None
+    g = tg.grad(lambda x: tg.stop_gradient({"k": x})["k"] * x + x)(2.0)
+    assert g == 3.0

@@ -14,7 +14,6 @@ from . import primitives as _primitives  # noqa: F401  (declares every primitive
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
 from . import tree_util
 from .interpreters.core import UnexpectedTracerError
-from .primitives.elementwise import stop_gradient
 from .transforms import (
     grad,
     hessian,
@@ -22,6 +21,7 @@ from .transforms import (
     jacobian,
     jacrev,
     jvp,
+    stop_gradient,
     value_and_grad,
     vjp,
 )

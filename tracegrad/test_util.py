@@ -253,12 +253,13 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, ep
     AssertionError
         With the mode chain (e.g. "VJP of JVP") whose check failed.
     ValueError
-        If ``modes`` contains anything other than "fwd" and "rev".
+        If ``modes`` contains anything other than "fwd" and "rev", or
+        ``order`` is below 1.
 
     Notes
     -----
-    Order 1 runs :func:`check_jvp` and/or :func:`check_vjp` on ``f``; an
-    ``order`` below 1 is treated as 1.  Order ``k`` then recurses, in the
+    Order 1 runs :func:`check_jvp` and/or :func:`check_vjp` on ``f``.
+    Order ``k`` then recurses, in the
     scheme of JAX's ``jax.test_util.check_grads``: forward mode checks
     ``(primals, tangents) -> jvp(f, primals, tangents)`` as a function of
     both its inputs, and reverse mode checks
@@ -273,6 +274,8 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, ep
     >>> check_grads(lambda x: tnp.sin(x) * x, (np.array([0.3, 1.2]),), order=2)
     """
     args = tuple(args)
+    if int(order) < 1:
+        raise ValueError(f"order must be at least 1 (first derivatives), got {order}")
     bad = set(modes) - {"fwd", "rev"}
     if bad:
         raise ValueError(f"modes must be 'fwd' and/or 'rev', got {sorted(bad)}")

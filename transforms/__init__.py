@@ -4,6 +4,16 @@ if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tra
         "'transforms' is a folder of the tracegrad repository, not a package of its own: "
         "install tracegrad (pip install -e .) and import tracegrad.transforms."
     )
-from .api import grad, hessian, jacfwd, jacobian, jacrev, jvp, value_and_grad, vjp
+from .api import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jvp,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+)
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian"]
+__all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian"]

@@ -11,11 +11,13 @@ import numbers
 import numpy as np
 
 from ..interpreters.core import Tracer, new_trace
+from ..primitives import ops
 from ..interpreters.jvp import JVPTrace, JVPTracer
 from ..interpreters.vjp import VJPTrace, VJPTracer, backward_pass
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
+    "stop_gradient",
     "vjp",
     "jvp",
     "grad",
@@ -115,6 +117,37 @@ def _materialize(x):
     return x
 
 
+def stop_gradient(x):
+    """Return ``x`` unchanged, as a constant to every enclosing transform.
+
+    Parameters
+    ----------
+    x : array, tracer, scalar or pytree of them
+        Any shapes and dtypes.
+
+    Returns
+    -------
+    pytree
+        ``x``'s structure and values; every leaf is a concrete array (never a
+        tracer), so no derivative flows through it at any nesting level.
+
+    Notes
+    -----
+    Use it to hold a value fixed (a target, a normalizing constant, the
+    shift in a numerically stable log-sum-exp), or to store a traced value
+    outside its transform without leaking the tracer.
+
+    Examples
+    --------
+    >>> import tracegrad as tg
+    >>> float(tg.grad(lambda x: x * tg.stop_gradient(x))(3.0))
+    3.0
+    >>> float(tg.grad(lambda x: tg.stop_gradient([x])[0] * x)(3.0))
+    3.0
+    """
+    return tree_map(ops.stop_gradient, x)
+
+
 # --------------------------------------------------------------------------
 # reverse mode
 
@@ -184,13 +217,18 @@ def vjp(fun, *primals, has_aux=False):
     (array([ 2., 60.]),)
     """
     _check_callable(fun, "vjp")
+    return _vjp(fun, primals, has_aux, "vjp")
+
+
+def _vjp(fun, primals, has_aux, name):
+    """:func:`vjp`, with errors naming the public transform ``name``."""
     flat, in_tree = tree_flatten(primals)
-    flat = [_as_value(x, "vjp") for x in flat]
+    flat = [_as_value(x, name) for x in flat]
     with new_trace(VJPTrace) as trace:
         tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
         out = fun(*tree_unflatten(in_tree, tracers))
         if has_aux:
-            out, aux = _split_aux(out, "vjp")
+            out, aux = _split_aux(out, name)
             aux = _strip(trace, aux)
         out_flat, out_tree = tree_flatten(out)
         outs = [_unwrap_vjp(trace, o) for o in out_flat]
@@ -276,7 +314,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         single, nums = _normalize_argnums(argnums, len(args), "grad")
         dyn = tuple(args[i] for i in nums)
         _check_float_inputs(dyn, nums, "grad")
-        res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, "grad")
         ans, vjp_fun = res[0], res[1]
         _check_scalar_output(ans)
         g = vjp_fun(np.ones((), ans.dtype))
@@ -434,6 +472,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     (array([1., 9.]), array([2., 3.]))
     """
     _check_callable(fun, "jvp")
+    return _jvp(fun, primals, tangents, has_aux, "jvp")
+
+
+def _jvp(fun, primals, tangents, has_aux, name):
+    """:func:`jvp`, with errors naming the public transform ``name``."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(
             "primal and tangent arguments to tracegrad.jvp must be tuples or lists; "
@@ -446,7 +489,7 @@ def jvp(fun, primals, tangents, has_aux=False):
             f"primal and tangent arguments to tracegrad.jvp must have the same tree "
             f"structure; got {p_tree} and {t_tree}."
         )
-    p_flat = [_as_value(p, "jvp") for p in p_flat]
+    p_flat = [_as_value(p, name) for p in p_flat]
     t_flat = [_as_tangent(t, p) for p, t in zip(p_flat, t_flat)]
     with new_trace(JVPTrace) as trace:
         tracers = [
@@ -454,7 +497,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         ]
         out = fun(*tree_unflatten(p_tree, tracers))
         if has_aux:
-            out, aux = _split_aux(out, "jvp")
+            out, aux = _split_aux(out, name)
             aux = _strip(trace, aux)
         out_flat, out_tree = tree_flatten(out)
         primals_out, tangents_out = [], []
@@ -551,17 +594,22 @@ def jacrev(fun, argnums=0, has_aux=False):
            [0., 3., 2.]])
     """
     _check_callable(fun, "jacrev")
+    return _jacrev(fun, argnums, has_aux, "jacrev")
+
+
+def _jacrev(fun, argnums, has_aux, name):
+    """:func:`jacrev`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
-        single, nums = _normalize_argnums(argnums, len(args), "jacrev")
+        single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, "jacrev")
-        res = vjp(_partial(fun, args, kwargs, nums), *dyn, has_aux=has_aux)
+        _check_float_inputs(dyn, nums, name)
+        res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, name)
         y, vjp_fun = res[0], res[1]
         y_flat, y_tree = tree_flatten(y)
         x_flat, x_tree = tree_flatten(dyn)
-        x_flat = [_as_value(x, "jacrev") for x in x_flat]
+        x_flat = [_as_value(x, name) for x in x_flat]
         blocks = [[None] * len(x_flat) for _ in y_flat]
         for j, yj in enumerate(y_flat):
             yshape = _leaf_shape(yj)
@@ -582,8 +630,6 @@ def jacrev(fun, argnums=0, has_aux=False):
 
 
 def _stack_rows(rows, shape, like):
-    from ..primitives import ops
-
     if not rows:
         return np.zeros(shape, like.dtype)
     if any(isinstance(r, Tracer) for r in rows):
@@ -649,17 +695,20 @@ def jacfwd(fun, argnums=0, has_aux=False):
            [0., 6.]])
     """
     _check_callable(fun, "jacfwd")
+    return _jacfwd(fun, argnums, has_aux, "jacfwd")
+
+
+def _jacfwd(fun, argnums, has_aux, name):
+    """:func:`jacfwd`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
-        from ..primitives import ops
-
-        single, nums = _normalize_argnums(argnums, len(args), "jacfwd")
+        single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, "jacfwd")
+        _check_float_inputs(dyn, nums, name)
         f = _partial(fun, args, kwargs, nums)
         x_flat, x_tree = tree_flatten(dyn)
-        x_flat = [_as_value(x, "jacfwd") for x in x_flat]
+        x_flat = [_as_value(x, name) for x in x_flat]
         zeros = [np.zeros(_leaf_shape(x), x.dtype) for x in x_flat]
         y_flat = y_tree = aux = None
         cols = None
@@ -667,8 +716,8 @@ def jacfwd(fun, argnums=0, has_aux=False):
             for _, e in _std_basis(_leaf_shape(xi), xi.dtype):
                 t = list(zeros)
                 t[i] = e
-                res = jvp(f, tree_unflatten(x_tree, x_flat), tree_unflatten(x_tree, t),
-                          has_aux=has_aux)
+                res = _jvp(f, tree_unflatten(x_tree, x_flat), tree_unflatten(x_tree, t),
+                           has_aux, name)
                 if y_flat is None:
                     y_flat, y_tree = tree_flatten(res[0])
                     cols = [[[] for _ in x_flat] for _ in y_flat]
@@ -678,7 +727,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         if y_flat is None:  # no input elements: evaluate once for the shapes
             res = f(*tree_unflatten(x_tree, x_flat))
             if has_aux:
-                res, aux = _split_aux(res, "jacfwd")
+                res, aux = _split_aux(res, name)
             y_flat, y_tree = tree_flatten(res)
             cols = [[[] for _ in x_flat] for _ in y_flat]
         blocks = []
@@ -757,4 +806,5 @@ def hessian(fun, argnums=0):
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    return jacfwd(jacrev(fun, argnums), argnums)
+    _check_callable(fun, "hessian")
+    return _jacfwd(_jacrev(fun, argnums, False, "hessian"), argnums, False, "hessian")

@@ -494,18 +494,21 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     NotImplementedError
         For traced non-scalar end points or ``axis != 0`` with a tracer.
     ValueError
-        For a negative ``num`` with constant end points (NumPy's check).
+        For a negative ``num`` (NumPy's check).
 
     Notes
     -----
     With traced end points the samples are ``start + (stop - start) * t``
     for the fixed grid ``t = arange(num) / (num - 1)``, so
     ``d samples / d start = 1 - t`` and ``d samples / d stop = t``.  With
-    an integer ``dtype`` the traced result is truncated toward zero (NumPy
-    rounds toward minus infinity) and carries no derivative.
+    an integer ``dtype`` the samples are floored first, as NumPy does, and
+    carry no derivative.
     """
     if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
         return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if np.ndim(start) or np.ndim(stop) or axis != 0:
         raise NotImplementedError("traced linspace supports scalar start/stop and axis=0")
     div = (num - 1) if endpoint else num
@@ -516,6 +519,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     t = (np.arange(num, dtype=np.float64) / (div if div > 0 else 1)).astype(grid_dtype)
     out = ops.add(start, ops.mul(ops.sub(stop, start), t))
     if dtype is not None:
+        if np.dtype(dtype).kind in "iu":  # NumPy floors before an integer cast
+            out = ops.floor(out)
         out = ops.convert_element_type(out, dtype)
     step = ops.div(ops.sub(stop, start), div) if div > 0 else np.nan
     return (out, step) if retstep else out
@@ -560,24 +565,26 @@ def size(a, axis=None):
     Parameters
     ----------
     a : array_like or tracer
-    axis : int, optional
-        One axis (negative counts from the end); tuples of axes are not
-        supported.
+    axis : int or tuple of ints, optional
+        Axes whose lengths are multiplied (negative counts from the end).
 
     Returns
     -------
     int
-        The product of the shape (1 for a scalar), or ``shape(a)[axis]``.
+        The product of the shape (1 for a scalar), or of the lengths of the
+        given axes.
 
     Raises
     ------
     IndexError
-        If ``axis`` is out of range.
-    TypeError
-        If ``axis`` is a tuple.
+        If an axis is out of range.
     """
     s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    if isinstance(axis, tuple):
+        return int(np.prod([s[a] for a in axis], dtype=np.int64))
+    return s[axis]
 
 
 @implements(np.result_type)

@@ -9,6 +9,7 @@ immutable under transforms); ``dtype=`` casts the result.
 """
 import numpy as np
 
+from ..interpreters.core import Tracer
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import implements
@@ -29,7 +30,8 @@ _UNARY = {
     "sqrt": (ops.sqrt, np.sqrt, "1/(2 sqrt(x)); inf at x = 0"),
     "cbrt": (ops.cbrt, np.cbrt, "1/(3 cbrt(x)**2); inf at x = 0"),
     "square": (ops.square, np.square, "2x"),
-    "reciprocal": (ops.reciprocal, np.reciprocal, "-1/x**2"),
+    "reciprocal": (lambda x: np.reciprocal(x) if _integral(x) else ops.reciprocal(x),
+                   np.reciprocal, "-1/x**2"),
     "sin": (ops.sin, np.sin, "cos(x)"),
     "cos": (ops.cos, np.cos, "-sin(x)"),
     "tan": (ops.tan, np.tan, "1 + tan(x)**2"),
@@ -51,7 +53,8 @@ _UNARY = {
     "isfinite": (ops.isfinite, np.isfinite, "none (bool result)"),
     "isinf": (ops.isinf, np.isinf, "none (bool result)"),
     "logical_not": (ops.logical_not, np.logical_not, "none (bool result)"),
-    "conjugate": (lambda x: x, np.conjugate, "1 (the identity; real arrays only)"),
+    "conjugate": (lambda x: np.conjugate(x) if _complex(x) else x, np.conjugate,
+                  "1 (traced arrays are real)"),
 }
 
 _BINARY = {
@@ -62,8 +65,10 @@ _BINARY = {
     "power": (ops.pow, np.power, "(x2 x1**(x2-1), x1**x2 log(x1))"),
     "maximum": (ops.maximum, np.maximum, "1 to the larger argument; 0.5 each at a tie"),
     "minimum": (ops.minimum, np.minimum, "1 to the smaller argument; 0.5 each at a tie"),
-    "fmax": (ops.maximum, np.fmax, "as maximum: 0.5 each at a tie"),
-    "fmin": (ops.minimum, np.fmin, "as minimum: 0.5 each at a tie"),
+    "fmax": (lambda x, y: _nan_ignoring(ops.maximum, x, y), np.fmax,
+             "as maximum: 0.5 each at a tie; a NaN operand gets none"),
+    "fmin": (lambda x, y: _nan_ignoring(ops.minimum, x, y), np.fmin,
+             "as minimum: 0.5 each at a tie; a NaN operand gets none"),
     "arctan2": (ops.arctan2, np.arctan2,
                 "(x, -y)/(x**2 + y**2) for arctan2(y, x); NaN at the origin"),
     "hypot": (ops.hypot, np.hypot, "(x1, x2)/hypot(x1, x2); 0 at the origin"),
@@ -81,6 +86,19 @@ _BINARY = {
     "logical_or": (ops.logical_or, np.logical_or, "none (bool result)"),
     "logical_xor": (ops.logical_xor, np.logical_xor, "none (bool result)"),
 }
+
+
+def _integral(x):
+    return not isinstance(x, Tracer) and np.asarray(x).dtype.kind in "iub"
+
+
+def _complex(x):
+    return not isinstance(x, Tracer) and np.asarray(x).dtype.kind == "c"
+
+
+def _nan_ignoring(op, x, y):
+    """``op(x, y)``, but the other operand where one is NaN (``fmax``/``fmin``)."""
+    return ops.select(ops.isnan(y), x, ops.select(ops.isnan(x), y, op(x, y)))
 
 
 def _finish(out, dtype):
@@ -209,20 +227,20 @@ _DOC_NOTES = {
         "so ``x**3.0`` at ``x = -2`` has derivative 12.\n"
     ),
     "reciprocal": (
-        "\nComputed as ``1.0 / x``, so integer input gives a float result\n"
-        "(NumPy's ``reciprocal`` keeps the integer dtype: ``1 // x``).\n"
+        "\nComputed as ``1.0 / x`` for floats; integer input keeps NumPy's\n"
+        "integer result (no derivative).\n"
     ),
     "fmax": (
-        "\nComputed as ``maximum``: a NaN operand gives NaN (NumPy's ``fmax``\n"
-        "returns the other operand).\n"
+        "\nA NaN operand is ignored, as by NumPy: the result and the whole\n"
+        "derivative go to the other operand (NaN only if both are NaN).\n"
     ),
     "fmin": (
-        "\nComputed as ``minimum``: a NaN operand gives NaN (NumPy's ``fmin``\n"
-        "returns the other operand).\n"
+        "\nA NaN operand is ignored, as by NumPy: the result and the whole\n"
+        "derivative go to the other operand (NaN only if both are NaN).\n"
     ),
     "conjugate": (
-        "\nReturns ``x`` unchanged: correct for real input, the only kind\n"
-        "tracegrad differentiates; a complex ndarray is not conjugated.\n"
+        "\nTraced arrays are real, so on them this is the identity; complex\n"
+        "NumPy arrays are conjugated as by NumPy (no derivative).\n"
     ),
     "maximum": (
         "\nNaN propagates as in NumPy.  At a tie ``x1 == x2`` each argument\n"

@@ -355,14 +355,31 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     Notes
     -----
     Computed as a batched ``matmul`` of rows by columns, so the cotangents
-    are ``ct * x2`` and ``ct * x1`` (summed over broadcast axes).  Real
-    inputs: ``x1`` is not conjugated, where NumPy conjugates a complex
-    ``x1``.
+    are ``ct * x2`` and ``ct * x1`` (summed over broadcast axes).  A
+    complex NumPy ``x1`` is conjugated, as by NumPy (traced arrays are
+    real).
     """
     _ufunc_kwargs("vecdot", out, kwargs)
-    a, b = _as_operand(x1), _as_operand(x2)
+    a, b = _conj_plain(_as_operand(x1)), _as_operand(x2)
     res = ops.matmul(_row(_move_last(a, axis)), _col(_move_last(b, axis)))
     return _cast(ops.reshape(res, res.shape[:-2]), dtype)
+
+
+def _conj_plain(x):
+    """NumPy conjugates a complex first operand; tracers are always real."""
+    if not isinstance(x, Tracer) and np.asarray(x).dtype.kind == "c":
+        return np.conjugate(x)
+    return x
+
+
+def _core_dims(name, signature, *operands):
+    """NumPy's gufunc check that each operand has its core dimensions."""
+    for i, (x, need) in enumerate(operands):
+        if len(x.shape) < need:
+            raise ValueError(
+                f"{name}: Input operand {i} does not have enough dimensions (has "
+                f"{len(x.shape)}, gufunc core with signature {signature} requires {need})"
+            )
 
 
 def _move_last(x, axis):
@@ -409,8 +426,9 @@ def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
     Raises
     ------
     ValueError
-        If the contracted dimensions differ (the message names ``matmul``)
-        or an operand is 0-d.
+        If the contracted dimensions differ (the message names ``matmul``),
+        or ``x1`` has fewer than 2 or ``x2`` fewer than 1 dimensions (as
+        NumPy's gufunc check).
     TypeError
         If ``out`` or another unsupported keyword (``axes``, ``axis``) is
         given.
@@ -420,8 +438,7 @@ def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
     Computed as ``x1 @ x2[..., None]``, so the derivatives are those of
     :func:`matmul`: the cotangent of ``x1`` is ``ct[..., :, None] *
     x2[..., None, :]`` and that of ``x2`` is ``x1^T @ ct``, each summed
-    over broadcast batch axes.  Unlike NumPy, a 1-D ``x1`` is not rejected:
-    it acts as a single row and the result is the dot product.
+    over broadcast batch axes.
 
     Examples
     --------
@@ -431,6 +448,7 @@ def matvec(x1, x2, /, out=None, *, dtype=None, **kwargs):
     """
     _ufunc_kwargs("matvec", out, kwargs)
     a, b = _as_operand(x1), _as_operand(x2)
+    _core_dims("matvec", "(m,n),(n)->(m)", (a, 2), (b, 1))
     res = ops.matmul(a, _col(b))
     return _cast(ops.reshape(res, res.shape[:-1]), dtype)
 
@@ -444,8 +462,8 @@ def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     Parameters
     ----------
     x1 : array_like or tracer, shape ``(..., k)``
-        A stack of vectors (real: it is not conjugated, where NumPy
-        conjugates a complex ``x1``).
+        A stack of vectors (a complex NumPy ``x1`` is conjugated, as by
+        NumPy).
     x2 : array_like or tracer, shape ``(..., k, n)``
         A stack of matrices; the batch axes ``...`` of both broadcast.
     out : None
@@ -463,10 +481,9 @@ def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     Raises
     ------
     ValueError
-        If the contracted dimensions differ (the message names ``matmul``)
-        or ``x2`` is 0-d.
-    IndexError
-        If ``x1`` is 0-d (NumPy raises ValueError).
+        If the contracted dimensions differ (the message names ``matmul``),
+        or ``x1`` has fewer than 1 or ``x2`` fewer than 2 dimensions (as
+        NumPy's gufunc check).
     TypeError
         If ``out`` or another unsupported keyword (``axes``, ``axis``) is
         given.
@@ -480,7 +497,8 @@ def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     result is the dot product, of shape ``(1,)``.
     """
     _ufunc_kwargs("vecmat", out, kwargs)
-    a, b = _as_operand(x1), _as_operand(x2)
+    a, b = _conj_plain(_as_operand(x1)), _as_operand(x2)
+    _core_dims("vecmat", "(n),(n,m)->(m)", (a, 1), (b, 2))
     res = ops.matmul(_row(a), b)
     return _cast(ops.reshape(res, res.shape[:-2] + res.shape[-1:]), dtype)
 

@@ -704,6 +704,8 @@ cumprod.__doc__ = _SCAN_DOC.format(what="product", notes=(
 
 def _cumulative(name, op, fill, x, axis, dtype, out, include_initial):
     x = _operand(x, out, name)
+    if len(x.shape) == 0:  # NumPy treats 0-d input as 1-D
+        x = ops.reshape(x, (1,))
     if axis is None:
         if len(x.shape) != 1:
             raise ValueError(
@@ -724,7 +726,7 @@ _CUMULATIVE_DOC = """Cumulative {what} along ``axis`` (the array API's ``cumulat
 Parameters
 ----------
 x : array_like or tracer
-    Any shape; must be 1-D when ``axis`` is None.
+    Any shape; 0-d or 1-D when ``axis`` is None.
 axis : int, optional
     Axis of the running {what} (negative counts from the end); required
     unless ``x`` is 1-D.
@@ -746,8 +748,8 @@ array or tracer
 Raises
 ------
 ValueError
-    If ``axis`` is None and ``x`` is not 1-D (also for 0-d input, which
-    NumPy treats as 1-D).
+    If ``axis`` is None and ``x`` has more than one dimension (0-d input
+    is treated as 1-D, as by NumPy).
 numpy.exceptions.AxisError
     If ``axis`` is out of range.
 TypeError
