@@ -108,18 +108,6 @@ AXIS1 = lambda n: {"axes": (1,)}  # noqa: E731
 
 # Kernels with scratch buffers, flags or blocked (pre, n, post) layouts.
 
-def call_logsumexp(kernel, x):
-    out = np.empty(x.shape[0])
-    kernel(x, np.empty(x.shape[1]), out)
-    return out
-
-
-def call_softmax(kernel, x):
-    out = np.empty(x.shape)
-    kernel(np.ones(x.shape[0]), x, out)
-    return out
-
-
 def call_max_grad(kernel, ct, x, ans):
     out = np.empty(x.shape + (1,))
     kernel(ct[:, None], x[:, :, None], ans[:, None], out, np.empty(1))
@@ -180,20 +168,18 @@ KERNELS = {
     "_vecmath_kernels.cos_kernel": Entry("cos", "cos(x), vectorized polynomial", lambda n: [normal(n)], np.cos),
     "_vecmath_kernels.tanh_kernel": Entry("tanh", "tanh(x), vectorized polynomial", lambda n: [normal(n)], np.tanh),
     "structural._sum_rows_kernel": Entry("sum_to_shape", "column sums (bias cotangent)", lambda n: [batch(n)], lambda x: x.sum(axis=0), params=lambda n: {"shape": batch_shape(n)[1:]}),
-    "nn._sigmoid_kernel": Entry("sigmoid", "1 / (1 + exp(-x))", lambda n: [normal(n)], sigmoid),
-    "nn._sigmoid_grad_kernel": Entry("sigmoid_grad", "g * s * (1 - s)", lambda n: [normal(n), sigmoid(normal(n))], lambda g, s: g * s * (1.0 - s)),
-    "nn._softplus_kernel": Entry("softplus", "log(1 + exp(x))", lambda n: [normal(n)], lambda x: np.logaddexp(x, 0.0)),
-    "nn._softplus_grad_kernel": Entry("softplus_grad", "g * sigmoid(x)", lambda n: [normal(n), normal(n)], lambda g, x: g * sigmoid(x)),
-    "nn._erf_kernel": Entry("erf", "erf(x) (NumPy: vectorized math.erf)", lambda n: [normal(n)], erf),
-    "nn._softmax_grad_kernel": Entry("softmax_grad", "y * (g - sum(g * y))", lambda n: [batch(n), softmax(batch(n))], lambda g, y: y * (g - (g * y).sum(axis=1, keepdims=True)), AXIS1),
-    "nn._log_softmax_kernel": Entry("log_softmax", "x - logsumexp(x) along rows", lambda n: [batch(n)], log_softmax, AXIS1),
-    "nn._log_softmax_vjp_kernel": Entry("log_softmax_vjp", "c - exp(y) * sum(c)", lambda n: [batch(n), log_softmax(batch(n))], lambda c, y: c - np.exp(y) * c.sum(axis=1, keepdims=True), AXIS1),
-    "nn._log_softmax_jvp_kernel": Entry("log_softmax_jvp", "t - sum(exp(y) * t)", lambda n: [batch(n), log_softmax(batch(n))], lambda t, y: t - (np.exp(y) * t).sum(axis=1, keepdims=True), AXIS1),
-    "nn._logsumexp_kernel": Entry("logsumexp", "log(sum(exp(x))) along rows", lambda n: [batch(n)], logsumexp, AXIS1, call_logsumexp),
-    "nn._scaled_softmax_kernel": (
-        Entry("softmax", "softmax along rows", lambda n: [batch(n)], softmax, AXIS1, call_softmax),
-        Entry("logsumexp_grad", "c * softmax(x) along rows", lambda n: [rows(n), batch(n)], lambda c, x: c[:, None] * softmax(x), AXIS1),
-    ),
+    "_nn_kernels.sigmoid_kernel": Entry("sigmoid", "1 / (1 + exp(-x))", lambda n: [normal(n)], sigmoid),
+    "_nn_kernels.sigmoid_grad_kernel": Entry("sigmoid_grad", "g * s * (1 - s)", lambda n: [normal(n), sigmoid(normal(n))], lambda g, s: g * s * (1.0 - s)),
+    "_nn_kernels.softplus_kernel": Entry("softplus", "log(1 + exp(x))", lambda n: [normal(n)], lambda x: np.logaddexp(x, 0.0)),
+    "_nn_kernels.softplus_grad_kernel": Entry("softplus_grad", "g * sigmoid(x)", lambda n: [normal(n), normal(n)], lambda g, x: g * sigmoid(x)),
+    "_nn_kernels.erf_kernel": Entry("erf", "erf(x) (NumPy: vectorized math.erf)", lambda n: [normal(n)], erf),
+    "_nn_kernels.softmax_kernel": Entry("softmax", "softmax along rows", lambda n: [batch(n)], softmax, AXIS1),
+    "_nn_kernels.scaled_softmax_kernel": Entry("logsumexp_grad", "c * softmax(x) along rows", lambda n: [rows(n), batch(n)], lambda c, x: c[:, None] * softmax(x), AXIS1),
+    "_nn_kernels.softmax_grad_kernel": Entry("softmax_grad", "y * (g - sum(g * y))", lambda n: [batch(n), softmax(batch(n))], lambda g, y: y * (g - (g * y).sum(axis=1, keepdims=True)), AXIS1),
+    "_nn_kernels.log_softmax_kernel": Entry("log_softmax", "x - logsumexp(x) along rows", lambda n: [batch(n)], log_softmax, AXIS1),
+    "_nn_kernels.log_softmax_vjp_kernel": Entry("log_softmax_vjp", "c - exp(y) * sum(c)", lambda n: [batch(n), log_softmax(batch(n))], lambda c, y: c - np.exp(y) * c.sum(axis=1, keepdims=True), AXIS1),
+    "_nn_kernels.log_softmax_jvp_kernel": Entry("log_softmax_jvp", "t - sum(exp(y) * t)", lambda n: [batch(n), log_softmax(batch(n))], lambda t, y: t - (np.exp(y) * t).sum(axis=1, keepdims=True), AXIS1),
+    "_nn_kernels.logsumexp_kernel": Entry("logsumexp", "log(sum(exp(x))) along rows", lambda n: [batch(n)], logsumexp, AXIS1),
     "reductions._extremum_grad_kernel": Entry("extremum_grad", "row-max cotangent, ties split", lambda n: [rows(n), (x := batch(n)), x.max(axis=1)], max_grad, AXIS1, call_max_grad),
     "reductions._extremum_tangent_kernel": Entry("extremum_tangent", "row-max tangent, mean over ties", lambda n: [batch(n), (x := batch(n)), x.max(axis=1)], max_tangent, AXIS1, call_max_tangent),
     "reductions._recurrence_kernel": Entry("linear_recurrence", "y[k] = a[k] y[k-1] + b[k] down axis 0", lambda n: [batch(n), batch(n)], recurrence, lambda n: {"axis": 0, "reverse": False}, call_recurrence),

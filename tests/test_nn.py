@@ -5,6 +5,7 @@ jax.nn where installed), derivatives with ``check_grads`` to second order in
 both modes, and every documented edge value is pinned exactly.
 """
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -258,8 +259,8 @@ def test_sigmoid_edges():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_edges_on_kernel_path(dtype):
-    # small arrays use NumPy formulations, large ones the Numba kernels:
-    # the edge values must agree on both paths
+    # small arrays of softplus (and log_sigmoid) use NumPy formulations,
+    # large ones the Numba kernels: the edge values must agree on both paths
     edge = np.array([-np.inf, -1000.0, -40.0, 0.0, 40.0, 1000.0, np.inf], dtype)
     big = np.tile(edge, 300)
     for f in (nn.sigmoid, nn.softplus, nn.log_sigmoid):
@@ -271,6 +272,64 @@ def test_edges_on_kernel_path(dtype):
 
 def _second_diag(f, x):
     return tg.grad(lambda x: np.sum(_grad(f)(x)))(x)
+
+
+def test_numpy_fallback_edges_match_kernels():
+    # float16 takes the NumPy formulations; they agree with the float64 kernels
+    edge = np.array([-np.inf, -1000.0, -40.0, 0.0, 40.0, 1000.0, np.inf])
+    for f in (nn.sigmoid, nn.softplus, nn.log_sigmoid):
+        out = f(edge.astype(np.float16))
+        assert out.dtype == np.float16
+        np.testing.assert_array_equal(out, f(np.tile(edge, 300))[:7].astype(np.float16))
+
+
+def test_subnormal_results_are_rounded_not_flushed():
+    # exp results below 2**-1022 come out as subnormals (within one subnormal
+    # ulp of NumPy), not 0, on the kernel path and on the NumPy path alike
+    tiny = np.finfo(np.float64).smallest_subnormal
+    x = np.array([-709.0, -720.0, -740.0, -744.0, -745.0, -746.0, -800.0])
+    expected = np.exp(x)  # sigmoid(x) and softplus(x) round to exp(x) here
+    for n in (7, 7 * 300):
+        xs = np.tile(x, n // 7)
+        for f in (nn.sigmoid, nn.softplus):
+            np.testing.assert_allclose(f(xs)[:7], expected, rtol=0, atol=tiny)
+    assert nn.sigmoid(np.array([-720.0]))[0] > 0.0
+    np.testing.assert_allclose(nn.softmax(np.array([0.0, -720.0])), [1.0, np.exp(-720.0)],
+                               rtol=0, atol=tiny)
+    assert nn.softmax(np.array([0.0, -720.0]))[1] > 0.0
+    np.testing.assert_allclose(_grad(nn.softplus)(x), expected, rtol=0, atol=tiny)
+
+
+@pytest.mark.parametrize("fname", ["softmax", "log_softmax", "logsumexp"])
+def test_row_layouts_agree(fname):
+    # C-contiguous inputs reduced over trailing axes take a no-copy path; other
+    # layouts are transposed/copied into rows first: same kernel, same values
+    f = getattr(nn, fname)
+    # a generator of its own: the draws of the module's `rng` stay as before
+    x = np.random.default_rng(5).standard_normal((3, 4, 5))
+    for axis in (-1, (1, 2), 0, (0, 2)):
+        ax = (axis,) if isinstance(axis, int) else axis
+        ref = {"softmax": ref_softmax, "log_softmax": ref_log_softmax,
+               "logsumexp": ref_logsumexp}[fname](x, ax)
+        contiguous = f(x, axis=axis)
+        np.testing.assert_allclose(contiguous, ref, rtol=1e-13, atol=1e-15)
+        strided = np.ones((3, 4, 10))
+        strided[:, :, ::2] = x
+        np.testing.assert_array_equal(f(strided[:, :, ::2], axis=axis), contiguous)
+        # an array whose float64 dtype is not NumPy's canonical dtype object
+        unpickled = pickle.loads(pickle.dumps(x))
+        np.testing.assert_array_equal(f(unpickled, axis=axis), contiguous)
+    np.testing.assert_allclose(f(x[0, 0]), f(x[0, 0][None], axis=-1)[0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["softmax_grad", "log_softmax_vjp", "log_softmax_jvp",
+                                  "logsumexp_grad", "sigmoid_grad", "softplus_grad"])
+def test_fused_primitives_on_any_layout(name):
+    # strided, transposed and 3-D operands give the values of C-contiguous ones
+    f, args, _ = _prim_cases(np.random.default_rng(7))[name]
+    expected = f(*args)
+    np.testing.assert_array_equal(f(*[np.asfortranarray(a) for a in args]), expected)
+    np.testing.assert_array_equal(f(*[pickle.loads(pickle.dumps(a)) for a in args]), expected)
 
 
 def test_relu_derivative_at_zero():
@@ -378,7 +437,7 @@ def test_third_order():
 # --------------------------------------------------------------------------
 # the fused derivative primitives themselves
 
-def _prim_cases():
+def _prim_cases(rng=rng):
     x = rng.standard_normal((3, 4))
     g = rng.standard_normal((3, 4))
     s = ref_sigmoid(x)
