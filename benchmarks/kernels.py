@@ -167,6 +167,8 @@ KERNELS = {
     "_vecmath_kernels.sin_kernel": Entry("sin", "sin(x), vectorized polynomial", lambda n: [normal(n)], np.sin),
     "_vecmath_kernels.cos_kernel": Entry("cos", "cos(x), vectorized polynomial", lambda n: [normal(n)], np.cos),
     "_vecmath_kernels.tanh_kernel": Entry("tanh", "tanh(x), vectorized polynomial", lambda n: [normal(n)], np.tanh),
+    "_vecmath_kernels.sin_grad_kernel": Entry("sin_grad", "g * cos(x), fused", lambda n: [normal(n), normal(n)], lambda g, x: g * np.cos(x)),
+    "_vecmath_kernels.cos_grad_kernel": Entry("cos_grad", "-(g * sin(x)), fused", lambda n: [normal(n), normal(n)], lambda g, x: -(g * np.sin(x))),
     "structural._sum_rows_kernel": Entry("sum_to_shape", "column sums (bias cotangent)", lambda n: [batch(n)], lambda x: x.sum(axis=0), params=lambda n: {"shape": batch_shape(n)[1:]}),
     "_nn_kernels.sigmoid_kernel": Entry("sigmoid", "1 / (1 + exp(-x))", lambda n: [normal(n)], sigmoid),
     "_nn_kernels.sigmoid_grad_kernel": Entry("sigmoid_grad", "g * s * (1 - s)", lambda n: [normal(n), sigmoid(normal(n))], lambda g, s: g * s * (1.0 - s)),
