@@ -10,7 +10,9 @@ inputs are never wrapped.
 (every node is created after its parents, so decreasing sequence numbers is a
 topological order): a heap holds the nodes that have received a cotangent, the
 newest is popped, its cotangent is removed from the table (freed as soon as it
-is consumed) and pushed through the primitive's per-argument VJP rules.  Each
+is consumed) and pushed through the primitive's per-argument VJP rules.
+Cotangents arriving at the same node are summed, in place when the running
+sum is a temporary that nothing else references.  Each
 returned cotangent is checked against its primal's shape and dtype.  There is
 no recursion, so chains of any length work.
 
@@ -20,6 +22,7 @@ transforms, which gives higher-order derivatives.
 """
 import heapq
 import itertools
+import sys
 
 import numpy as np
 
@@ -116,6 +119,11 @@ def _inexact(x):
     return x.dtype.kind in "fc"
 
 
+# sys.getrefcount(old) in _accumulate when only the cotangent table holds
+# ``old``: the table, the local name and getrefcount's own argument.
+_SOLE_OWNER = 3
+
+
 def _accumulate(cts, heap, node, k, ct):
     """Add ``ct`` to output ``k`` of ``node``; queue the node on its first cotangent."""
     if node.prim is not None and node.prim.multiple_results:
@@ -130,6 +138,16 @@ def _accumulate(cts, heap, node, k, ct):
         cts[node] = ct
         if node.prim is not None:
             heapq.heappush(heap, (-node.seq, node))
+    elif (
+        type(old) is np.ndarray
+        and sys.getrefcount(old) == _SOLE_OWNER
+        and old.flags.owndata
+        and old.flags.writeable
+        and isinstance(ct, (np.ndarray, np.generic))
+    ):
+        # Only this table holds ``old`` (a temporary of this pass): add in
+        # place, saving an allocation and a third of the memory traffic.
+        np.add(old, ct, out=old)
     else:
         cts[node] = ops.add(old, ct)
 

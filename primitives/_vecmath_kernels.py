@@ -149,31 +149,47 @@ def _trig(x, phase):
     return -v if (q & 2) == 2 else v
 
 
+@numba.njit(inline="always")
+def _in_trig_range(x):
+    # 0 inside the reduced range, 1 for large |x|, inf and NaN
+    return 0 if -_TRIG_MAX <= x <= _TRIG_MAX else 1
+
+
 @numba.njit(**_OPTS)
 def sin_kernel(x, out):
     n = x.size
+    bad = 0
     for i in range(n):
-        out[i] = _trig(x[i], 0)
-    for i in range(n):  # large |x|, inf, NaN, signed zeros: the C library
         xi = x[i]
-        if not (-_TRIG_MAX <= xi <= _TRIG_MAX) or xi == 0.0:
-            out[i] = math.sin(xi)
+        v = _trig(xi, 0)
+        out[i] = xi if xi == 0.0 else v  # sin(+-0) = +-0
+        bad |= _in_trig_range(xi)
+    if bad:  # large |x|, inf, NaN: the C library, in a second pass
+        for i in range(n):
+            xi = x[i]
+            if _in_trig_range(xi):
+                out[i] = math.sin(xi)
 
 
 @numba.njit(**_OPTS)
 def cos_kernel(x, out):
     n = x.size
-    for i in range(n):
-        out[i] = _trig(x[i], 1)
+    bad = 0
     for i in range(n):
         xi = x[i]
-        if not (-_TRIG_MAX <= xi <= _TRIG_MAX):
-            out[i] = math.cos(xi)
+        out[i] = _trig(xi, 1)
+        bad |= _in_trig_range(xi)
+    if bad:
+        for i in range(n):
+            xi = x[i]
+            if _in_trig_range(xi):
+                out[i] = math.cos(xi)
 
 
 @numba.njit(**_OPTS)
 def tanh_kernel(x, out):
     n = x.size
+    nan = 0
     for i in range(n):
         xi = np.float64(x[i])
         a = min(abs(xi), 20.0)  # tanh(20) rounds to 1
@@ -183,33 +199,45 @@ def tanh_kernel(x, out):
         r = (y - kf * _LN2_HI) - kf * _LN2_LO
         s = _pow2_of_shifted(t)
         e = s * _expm1_reduced(r) + (s - 1.0)  # expm1(2a)
-        t = e / (e + 2.0)
-        out[i] = -t if xi < 0.0 else t
-    for i in range(n):  # NaN in, NaN out; tanh(+-0) = +-0
-        xi = x[i]
-        if xi != xi or xi == 0.0:
-            out[i] = xi
+        v = e / (e + 2.0)
+        v = -v if xi < 0.0 else v
+        out[i] = xi if xi == 0.0 else v  # tanh(+-0) = +-0
+        nan |= 0 if xi == xi else 1
+    if nan:  # NaN in, NaN out
+        for i in range(n):
+            xi = x[i]
+            if xi != xi:
+                out[i] = xi
 
 
 @numba.njit(**_OPTS)
 def sin_grad_kernel(g, x, out):
     # g * cos(x): the derivative of sin applied to g, in one pass
     n = x.size
-    for i in range(n):
-        out[i] = g[i] * _trig(x[i], 1)
+    bad = 0
     for i in range(n):
         xi = x[i]
-        if not (-_TRIG_MAX <= xi <= _TRIG_MAX):
-            out[i] = g[i] * math.cos(xi)
+        out[i] = g[i] * _trig(xi, 1)
+        bad |= _in_trig_range(xi)
+    if bad:
+        for i in range(n):
+            xi = x[i]
+            if _in_trig_range(xi):
+                out[i] = g[i] * math.cos(xi)
 
 
 @numba.njit(**_OPTS)
 def cos_grad_kernel(g, x, out):
     # -(g * sin(x)): the derivative of cos applied to g, in one pass
     n = x.size
-    for i in range(n):
-        out[i] = -(g[i] * _trig(x[i], 0))
+    bad = 0
     for i in range(n):
         xi = x[i]
-        if not (-_TRIG_MAX <= xi <= _TRIG_MAX) or xi == 0.0:
-            out[i] = -(g[i] * math.sin(xi))
+        v = _trig(xi, 0)
+        out[i] = -(g[i] * (xi if xi == 0.0 else v))
+        bad |= _in_trig_range(xi)
+    if bad:
+        for i in range(n):
+            xi = x[i]
+            if _in_trig_range(xi):
+                out[i] = -(g[i] * math.sin(xi))
