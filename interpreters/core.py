@@ -73,6 +73,15 @@ class Trace:
         raise NotImplementedError
 
     def leaked(self, tracer):
+        if tracer._trace.alive:
+            return UnexpectedTracerError(
+                f"Encountered a tracer (shape {tracer.shape}, dtype {tracer.dtype}) of "
+                f"a {type(tracer._trace).__name__} that is still running, but not in "
+                "this context: transforms are per thread, so a traced value cannot be "
+                "used from another thread (or outside the function being "
+                "transformed). Pass plain arrays between threads, or "
+                "tracegrad.stop_gradient(value)."
+            )
         return UnexpectedTracerError(
             f"Encountered a tracer of a {type(tracer._trace).__name__} that has "
             f"already finished (shape {tracer.shape}, dtype {tracer.dtype}). "
@@ -210,13 +219,28 @@ class Tracer:
             raise TypeError("iteration over a 0-d traced array")
         return (self[i] for i in range(self.shape[0]))
 
-    # Concrete conversions: tracers carry concrete values, so Python control
-    # flow works.  The result is a plain Python value with no derivative.
+    # Concrete conversions.  Tracers carry concrete values, so Python control
+    # flow works (bool) and integers can index (int, __index__: no derivative
+    # exists).  float() and complex() raise: NumPy calls them implicitly
+    # (np.float64(x), a[i] = x), and a silent conversion would drop the
+    # derivative.  item() and stop_gradient are the explicit ways out.
     def __bool__(self):
         return bool(concrete_value(self))
 
     def __float__(self):
-        return float(concrete_value(self))
+        raise TypeError(self._conversion_message("float"))
+
+    def __complex__(self):
+        raise TypeError(self._conversion_message("complex"))
+
+    def _conversion_message(self, kind):
+        return (
+            f"{kind}() of a traced value (shape {self.shape}, dtype {self.dtype}) "
+            "would silently drop its derivative. This also happens implicitly in "
+            "NumPy, e.g. np.float64(x) or a[i] = x on a NumPy array. Keep the "
+            "computation on arrays (tracegrad.numpy, x.at[i].set(v)), or take the "
+            "value as a constant explicitly: x.item() or tracegrad.stop_gradient(x)."
+        )
 
     def __int__(self):
         return int(concrete_value(self))
@@ -224,11 +248,18 @@ class Tracer:
     def __index__(self):
         return int(np.asarray(concrete_value(self)).__index__())
 
-    def __complex__(self):
-        return complex(concrete_value(self))
+    def __format__(self, spec):
+        # Formatting (printing, logging) reads the value; no derivative involved.
+        return format(concrete_value(self), spec)
+
+    def __copy__(self):
+        return self  # traced values are immutable
+
+    def __deepcopy__(self, memo):
+        return self
 
     def item(self):
-        """The concrete value as a Python scalar (no derivative flows)."""
+        """The concrete value as a Python scalar: explicitly a constant (no derivative)."""
         return concrete_value(self).item()
 
     def tolist(self):

@@ -11,8 +11,9 @@ inputs are never wrapped.
 topological order): a heap holds the nodes that have received a cotangent, the
 newest is popped, its cotangent is removed from the table (freed as soon as it
 is consumed) and pushed through the primitive's per-argument VJP rules.
-Cotangents arriving at the same node are summed, in place when the running
-sum is a temporary that nothing else references.  Each
+Cotangents arriving at the same node are summed; from the third one on, in
+place into the sum this pass allocated for the second (an array nothing
+else has seen).  Each
 returned cotangent is checked against its primal's shape and dtype.  There is
 no recursion, so chains of any length work.
 
@@ -22,7 +23,6 @@ transforms, which gives higher-order derivatives.
 """
 import heapq
 import itertools
-import sys
 
 import numpy as np
 
@@ -107,24 +107,27 @@ class VJPTrace(Trace):
         node = VJPNode(prim, params, primals, out, tuple(parents))
         if prim.multiple_results:
             return [
-                VJPTracer(self, o, node, k) if _inexact(o) else o
+                VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
                 for k, o in enumerate(out)
             ]
-        if not _inexact(out):
+        if not _traced_dtype(prim, out):
             return out
         return VJPTracer(self, out, node, 0)
 
 
-def _inexact(x):
-    return x.dtype.kind in "fc"
+def _traced_dtype(prim, x):
+    """True for a float result; integer/bool results carry no derivative."""
+    kind = x.dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"Primitive '{prim.name}' produced a complex result ({x.dtype}) from a "
+            "traced value: tracegrad differentiates real-valued computations only. "
+            "Work with real and imaginary parts as separate float arrays."
+        )
+    return kind == "f"
 
 
-# sys.getrefcount(old) in _accumulate when only the cotangent table holds
-# ``old``: the table, the local name and getrefcount's own argument.
-_SOLE_OWNER = 3
-
-
-def _accumulate(cts, heap, node, k, ct):
+def _accumulate(cts, owned, heap, node, k, ct):
     """Add ``ct`` to output ``k`` of ``node``; queue the node on its first cotangent."""
     if node.prim is not None and node.prim.multiple_results:
         slot = cts.get(node)
@@ -138,18 +141,15 @@ def _accumulate(cts, heap, node, k, ct):
         cts[node] = ct
         if node.prim is not None:
             heapq.heappush(heap, (-node.seq, node))
-    elif (
-        type(old) is np.ndarray
-        and sys.getrefcount(old) == _SOLE_OWNER
-        and old.flags.owndata
-        and old.flags.writeable
-        and isinstance(ct, (np.ndarray, np.generic))
-    ):
-        # Only this table holds ``old`` (a temporary of this pass): add in
-        # place, saving an allocation and a third of the memory traffic.
+    elif node in owned and isinstance(ct, (np.ndarray, np.generic)):
+        # ``old`` is a sum this pass allocated and nothing else has seen:
+        # add in place (no allocation, a third less memory traffic).
         np.add(old, ct, out=old)
     else:
-        cts[node] = ops.add(old, ct)
+        new = ops.add(old, ct)
+        cts[node] = new
+        if type(new) is np.ndarray and new.flags.writeable and new.shape == old.shape:
+            owned.add(node)  # a fresh array, held only by this table
 
 
 def backward_pass(outputs):
@@ -167,12 +167,14 @@ def backward_pass(outputs):
         Unreached inputs are absent: their cotangent is a symbolic zero.
     """
     cts = {}
+    owned = set()  # nodes whose running sum this pass allocated (mutable)
     heap = []
     for node, k, ct in outputs:
-        _accumulate(cts, heap, node, k, ct)
+        _accumulate(cts, owned, heap, node, k, ct)
     while heap:
         _, node = heapq.heappop(heap)
         ct = cts.pop(node)
+        owned.discard(node)  # once handed to rules, the array may be shared
         prim = node.prim
         rules = prim.vjp
         primals = node.primals
@@ -190,6 +192,6 @@ def backward_pass(outputs):
                     f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
                     f"argument has shape {np.shape(p)} and dtype {p.dtype}."
                 )
-            _accumulate(cts, heap, parent, k, c)
+            _accumulate(cts, owned, heap, parent, k, c)
         del ct
     return cts

@@ -526,7 +526,7 @@ integer_pow_p = Primitive("integer_pow")
 @integer_pow_p.def_impl
 def _integer_pow_impl(x, *, y):
     if y == 2:
-        return np.multiply(x, x)
+        return np.square(x)
     return np.power(x, y)
 
 
@@ -673,17 +673,23 @@ def mod(x, y):
 
 
 logaddexp_p = _primitive("logaddexp", np.logaddexp)
-# d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at +-1000
-# and exactly 0.5 at any tie (exp(x - ans) would carry the rounding of ans)
+
+
+def _logaddexp_share(x, y):
+    # d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at
+    # +-1000, and exactly 0.5 at every tie (also inf == inf, where x - y is NaN)
+    return select(eq(x, y), 0.5, ops.sigmoid(sub(x, y)))
+
+
 defjvp(
     logaddexp_p,
-    lambda g, ans, x, y: mul(g, ops.sigmoid(sub(x, y))),
-    lambda g, ans, x, y: mul(g, ops.sigmoid(sub(y, x))),
+    lambda g, ans, x, y: mul(g, _logaddexp_share(x, y)),
+    lambda g, ans, x, y: mul(g, _logaddexp_share(y, x)),
 )
 defvjp_broadcasting(
     logaddexp_p,
-    lambda ct, ans, x, y: mul(ct, ops.sigmoid(sub(x, y))),
-    lambda ct, ans, x, y: mul(ct, ops.sigmoid(sub(y, x))),
+    lambda ct, ans, x, y: mul(ct, _logaddexp_share(x, y)),
+    lambda ct, ans, x, y: mul(ct, _logaddexp_share(y, x)),
 )
 
 
@@ -739,17 +745,29 @@ def _clip_pass(x, lo, hi):
     return inside
 
 
+def _clip_to_lo(x, lo, hi):
+    """True where the result is ``lo``: ``x < lo`` and the bounds are ordered."""
+    below = lt(x, lo)
+    return below if hi is None else logical_and(below, le(lo, hi))
+
+
+def _clip_to_hi(x, lo, hi):
+    """True where the result is ``hi``: ``x > hi``, or ``lo > hi`` (NumPy returns hi)."""
+    above = gt(x, hi)
+    return above if lo is None else logical_or(above, gt(lo, hi))
+
+
 defjvp(
     clip_p,
     lambda g, ans, x, lo, hi: select(_clip_pass(x, lo, hi), g, 0.0),
-    lambda g, ans, x, lo, hi: select(lt(x, lo), g, 0.0),
-    lambda g, ans, x, lo, hi: select(gt(x, hi), g, 0.0),
+    lambda g, ans, x, lo, hi: select(_clip_to_lo(x, lo, hi), g, 0.0),
+    lambda g, ans, x, lo, hi: select(_clip_to_hi(x, lo, hi), g, 0.0),
 )
 defvjp_broadcasting(
     clip_p,
     lambda ct, ans, x, lo, hi: select(_clip_pass(x, lo, hi), ct, 0.0),
-    lambda ct, ans, x, lo, hi: select(lt(x, lo), ct, 0.0),
-    lambda ct, ans, x, lo, hi: select(gt(x, hi), ct, 0.0),
+    lambda ct, ans, x, lo, hi: select(_clip_to_lo(x, lo, hi), ct, 0.0),
+    lambda ct, ans, x, lo, hi: select(_clip_to_hi(x, lo, hi), ct, 0.0),
 )
 
 
@@ -757,7 +775,8 @@ def clip(x, lo, hi):
     """Clamp ``x`` to ``[lo, hi]`` (either bound may be None).
 
     At a bound the derivative goes to ``x`` (1) and not to the bound (0): the
-    interval is closed, as in PyTorch's ``clamp``.
+    interval is closed, as in PyTorch's ``clamp``.  With ``lo > hi`` the result
+    is ``hi`` (NumPy's rule) and so is the derivative.
     """
     return clip_p.bind(x, lo, hi)
 

@@ -117,6 +117,14 @@ def _scatter_add_impl(u, idx, *, axis, size):
     (integer ``.at[].add``) use ``np.add.at``.
     """
     u = np.asarray(u)
+    idx = np.asarray(idx)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        # the kernel does not check bounds; tracegrad.numpy normalizes
+        # indices first, so only direct calls of the primitive get here
+        raise IndexError(
+            f"scatter_add: indices must lie in [0, {size}); got {idx.min()} to "
+            f"{idx.max()}. Normalize negative indices before calling the primitive."
+        )
     shape = u.shape
     pre = shape[:axis]
     post = shape[axis + idx.ndim:]

@@ -51,3 +51,30 @@ def test_gradient_matches_when_accumulation_order_varies():
     g = tg.grad(f)(x)
     inner = fan_out(x)
     np.testing.assert_allclose(g, fan_out_grad(inner) * fan_out_grad(x), rtol=1e-12, atol=1e-13)
+
+
+def test_gradients_of_a_pytree_do_not_share_memory():
+    p = {"a": np.ones(3), "b": np.ones(3)}
+    w = np.array([1.0, 2.0, 3.0])
+    g = tg.grad(lambda p: tnp.sum((p["a"] + p["b"]) * w))(p)
+    assert not np.shares_memory(g["a"], g["b"])
+    g["a"] *= 0.1
+    np.testing.assert_array_equal(g["b"], w)
+
+
+def test_vjp_and_jvp_results_are_not_views_of_the_callers_arrays():
+    ct = np.ones((2, 3))
+    _, vjp_fun = tg.vjp(lambda x: x.reshape(2, 3), np.ones(6))
+    (g,) = vjp_fun(ct)
+    assert not np.shares_memory(g, ct) and g.flags.writeable
+    t = np.ones((2, 3))
+    _, tangent = tg.jvp(lambda x: x.T, (np.ones((2, 3)),), (t,))
+    assert not np.shares_memory(tangent, t) and tangent.flags.writeable
+    _, identity = tg.vjp(lambda x: x, np.ones(3))
+    c = np.ones(3)
+    assert identity(c)[0] is not c
+
+
+def test_scalar_derivatives_are_0d_arrays():
+    assert type(tg.grad(abs)(1.0)) is np.ndarray
+    assert type(tg.grad(tg.grad(lambda x: x ** 3))(1.0)) is np.ndarray

@@ -237,3 +237,31 @@ def test_check_grads_rejects_order_zero():
 
     with pytest.raises(ValueError, match="order"):
         check_grads(lambda x: x * 2.0, (1.0,), order=0)
+
+
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: tg.vjp(lambda z: z, np.array([1j])), TypeError, "real"),
+        (lambda: tg.jvp(lambda z: z, (np.array([1j]),), (np.array([1j]),)), TypeError, "real"),
+        (lambda: tg.jacrev(lambda x: x * 1j)(1.0), TypeError, "complex"),
+        (lambda: tg.jacfwd(lambda x: x * 1j)(1.0), TypeError, "complex"),
+        (lambda: tg.grad(lambda x: x, argnums=(0, 0))(1.0), ValueError, "twice"),
+        (lambda: tg.grad(lambda x: x, argnums=1.5)(1.0), TypeError, "argnums"),
+        (lambda: tg.grad(lambda x: x.sort())(np.ones(2)), TypeError, r"numpy\.sort"),
+        (lambda: tg.grad(lambda x: np.float64(x) * x)(3.0), TypeError, "derivative"),
+        (lambda: tg.grad(lambda x: float(x) * x)(3.0), TypeError, "stop_gradient"),
+    ],
+)
+def test_bad_input_is_refused_with_the_fix(call, exc, words):
+    with pytest.raises(exc, match=words):
+        call()
+
+
+def test_scatter_add_primitive_checks_bounds():
+    from tracegrad.primitives import ops
+
+    with pytest.raises(IndexError, match="indices"):
+        ops.scatter_add(np.ones(3), np.array([0, 5, 1]), axis=0, size=3)
+    with pytest.raises(IndexError, match="indices"):
+        ops.scatter_add(np.ones(3), np.array([0, -1, 1]), axis=0, size=3)

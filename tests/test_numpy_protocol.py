@@ -92,9 +92,16 @@ def test_tracer_methods():
 def test_tracer_attributes_and_python_conversions():
     def f(x):
         assert x.shape == (3,) and x.dtype == np.float64 and x.ndim == 1 and x.size == 3
-        assert float(x[2]) == 2.0 and int(x[2]) == 2 and bool(x[0] > 0)
+        assert int(x[2]) == 2 and bool(x[0] > 0) and f"{x[2]:.1f}" == "2.0"
         assert x.tolist() == X.tolist() and x[0].item() == 0.5
-        assert [float(v) for v in x] == X.tolist()
+        assert [v.item() for v in x] == X.tolist()
+        # float() would drop the derivative silently (NumPy calls it implicitly)
+        with pytest.raises(TypeError, match="derivative"):
+            float(x[2])
+        with pytest.raises(TypeError, match="derivative"):
+            np.float64(x[2])
+        with pytest.raises((TypeError, ValueError)):
+            np.zeros(3)[0] = x[2]
         return np.sum(x)
 
     tg.grad(f)(X)

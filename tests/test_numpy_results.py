@@ -34,7 +34,7 @@ def test_complex_first_operand_is_conjugated():
     m = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(tnp.vecdot(np.array([1j]), np.array([1j])),
                                   np.vecdot(np.array([1j]), np.array([1j])))
-    np.testing.assert_array_equal(tnp.vecmat(x1, m), np.vecmat(x1, m))
+    np.testing.assert_array_equal(tnp.vecmat(x1, m), np.conj(x1) @ m)
 
 
 @pytest.mark.parametrize(
@@ -47,8 +47,9 @@ def test_complex_first_operand_is_conjugated():
     ],
 )
 def test_gufunc_core_dimensions_are_checked(fn, args):
-    with pytest.raises(ValueError, match="does not have enough dimensions"):
-        getattr(np, fn)(*args)
+    if hasattr(np, fn):  # NumPy >= 2.2
+        with pytest.raises(ValueError, match="does not have enough dimensions"):
+            getattr(np, fn)(*args)
     with pytest.raises(ValueError, match="does not have enough dimensions"):
         getattr(tnp, fn)(*args)
 
@@ -63,7 +64,7 @@ def test_cumulative_of_0d_is_1d():
 
 
 def test_size_with_axis_tuple():
-    assert tnp.size(np.ones((2, 3, 4)), axis=(0, 2)) == np.size(np.ones((2, 3, 4)), axis=(0, 2))
+    assert tnp.size(np.ones((2, 3, 4)), axis=(0, 2)) == 8  # NumPy >= 2.4 agrees
 
 
 def test_traced_linspace_integer_dtype_floors_and_checks_num():

@@ -333,3 +333,31 @@ def test_where_gradient_flows_only_to_the_selected_branch():
         np.array([1.0, 2.0]), np.array([3.0, 4.0]))
     exact(gx, [1.0, 0.0])
     exact(gy, [0.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "x, lo, hi, expected",
+    [
+        (0.5, 1.0, 0.0, (0.0, 0.0, 1.0)),  # lo > hi: NumPy returns hi
+        (-1.0, 1.0, 0.0, (0.0, 0.0, 1.0)),
+        (2.0, 1.0, 0.0, (0.0, 0.0, 1.0)),
+        (-1.0, 0.0, 1.0, (0.0, 1.0, 0.0)),
+        (2.0, 0.0, 1.0, (0.0, 0.0, 1.0)),
+        (0.5, 0.0, 1.0, (1.0, 0.0, 0.0)),
+    ],
+)
+def test_clip_derivative_follows_the_selected_value(x, lo, hi, expected):
+    assert tnp.clip(x, lo, hi) == np.clip(x, lo, hi)
+    rev = tg.grad(lambda *a: tnp.clip(*a), argnums=(0, 1, 2))(x, lo, hi)
+    assert tuple(float(v) for v in rev) == expected
+    for k in range(3):
+        t = [0.0, 0.0, 0.0]
+        t[k] = 1.0
+        _, fwd = tg.jvp(lambda a, b, c: tnp.clip(a, b, c), (x, lo, hi), tuple(t))
+        assert float(fwd) == expected[k]
+
+
+@pytest.mark.parametrize("v", [np.inf, -np.inf])
+def test_logaddexp_tie_at_infinity_splits_evenly(v):
+    g = tg.grad(tnp.logaddexp, argnums=(0, 1))(v, v)
+    assert (float(g[0]), float(g[1])) == (0.5, 0.5)

@@ -656,3 +656,37 @@ def test_stop_gradient_accepts_pytrees():
     assert set(out) == {"a", "b"} and out["b"][1] is None
     g = tg.grad(lambda x: tg.stop_gradient({"k": x})["k"] * x + x)(2.0)
     assert g == 3.0
+
+
+def test_tracers_format_copy_round_and_divmod():
+    import copy
+
+    def f(x):
+        label = f"{x:.2f}"  # printing inside a loss reads the value
+        assert label == "3.50"
+        same = copy.deepcopy({"x": x})["x"]
+        q, r = divmod(x, 2.0)  # (1, 1.5): floor_divide has no derivative
+        return round(same * 2) + x ** 2 + q + r  # round: no derivative
+
+    assert tg.grad(f)(3.5) == 2 * 3.5 + 1
+
+
+def test_tracer_used_from_another_thread_names_the_cause():
+    import threading
+
+    errors = []
+
+    def f(x):
+        def other():
+            try:
+                tnp.sin(x)
+            except tg.UnexpectedTracerError as e:
+                errors.append(str(e))
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        return x * 2.0
+
+    tg.grad(f)(1.0)
+    assert errors and "still running" in errors[0] and "thread" in errors[0]

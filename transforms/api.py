@@ -50,6 +50,16 @@ def _as_value(x, what):
     )
 
 
+def _reject_complex(leaves, name):
+    for x in leaves:
+        if np.dtype(x.dtype).kind == "c":
+            raise TypeError(
+                f"{name}: tracegrad differentiates real floating-point arrays, but an "
+                f"argument leaf has dtype {x.dtype}. Pass the real and imaginary "
+                "parts as separate float arrays."
+            )
+
+
 def _is_inexact(x):
     return np.dtype(x.dtype).kind in "fc"
 
@@ -73,8 +83,16 @@ def _check_float_inputs(args, argnums, name):
 
 
 def _normalize_argnums(argnums, nargs, name):
-    single = isinstance(argnums, (int, np.integer))
-    nums = (int(argnums),) if single else tuple(int(a) for a in argnums)
+    single = isinstance(argnums, (int, np.integer)) and not isinstance(argnums, bool)
+    try:
+        seq = (argnums,) if single else tuple(argnums)
+    except TypeError:
+        seq = (argnums,)
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in seq):
+        raise TypeError(
+            f"{name}: argnums must be an int or a tuple of ints, got {argnums!r}."
+        )
+    nums = tuple(int(a) for a in seq)
     if not nums:
         raise ValueError(f"{name}: argnums must not be empty")
     out = []
@@ -86,6 +104,11 @@ def _normalize_argnums(argnums, nargs, name):
                 f"function was called with {nargs}."
             )
         out.append(a % nargs)
+    if len(set(out)) != len(out):
+        raise ValueError(
+            f"{name}: argnums {argnums!r} names the same argument twice; list each "
+            "argument once."
+        )
     return single, tuple(out)
 
 
@@ -103,9 +126,13 @@ def _partial(fun, args, kwargs, argnums):
 
 def _split_aux(out, name):
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        kind = "an array" if isinstance(out, (Tracer, np.ndarray, np.generic)) else (
+            f"a {type(out).__name__}"
+            + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "")
+        )
         raise TypeError(
             f"{name} with has_aux=True requires the function to return a pair "
-            f"(output, auxiliary data), got {type(out).__name__}."
+            f"(output, auxiliary data), but it returned {kind}."
         )
     return out[0], out[1]
 
@@ -115,6 +142,28 @@ def _materialize(x):
     if isinstance(x, np.ndarray) and not x.flags.writeable:
         return np.array(x)
     return x
+
+
+def _fresh(leaves, protected=()):
+    """Make every ndarray leaf one the caller may mutate freely.
+
+    A leaf is copied if it is a view or read-only (its memory may belong to
+    an argument or to the recorded graph), if it is the same object as an
+    earlier leaf, or if it is one of the ``protected`` arrays (the caller's
+    own cotangents or tangents, which identity-like rules pass through).
+    NumPy scalars become 0-d arrays, so derivatives are always ndarrays.
+    """
+    seen = set(map(id, protected))
+    out = []
+    for x in leaves:
+        if isinstance(x, np.generic):
+            x = np.asarray(x)  # derivatives are always arrays (0-d for scalars)
+        elif isinstance(x, np.ndarray):
+            if id(x) in seen or not (x.flags.owndata and x.flags.writeable):
+                x = np.array(x)
+            seen.add(id(x))
+        out.append(x)
+    return out
 
 
 def stop_gradient(x):
@@ -224,6 +273,7 @@ def _vjp(fun, primals, has_aux, name):
     """:func:`vjp`, with errors naming the public transform ``name``."""
     flat, in_tree = tree_flatten(primals)
     flat = [_as_value(x, name) for x in flat]
+    _reject_complex(flat, name)
     with new_trace(VJPTrace) as trace:
         tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
         out = fun(*tree_unflatten(in_tree, tracers))
@@ -254,7 +304,9 @@ def _vjp(fun, primals, has_aux, name):
             g = cts.get(node) if node is not None else None
             if g is None:
                 g = np.zeros(np.shape(x), x.dtype if _is_inexact(x) else np.float64)
-            results.append(_materialize(g))
+            results.append(g)
+        del cts
+        results = _fresh(results, protected=ct_flat)
         return tuple(tree_unflatten(in_tree, results))
 
     out = tree_unflatten(out_tree, out_primals)
@@ -308,15 +360,20 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         If ``argnums`` is an empty tuple.
     """
     _check_callable(fun, "value_and_grad")
+    return _value_and_grad(fun, argnums, has_aux, "value_and_grad")
+
+
+def _value_and_grad(fun, argnums, has_aux, name):
+    """:func:`value_and_grad`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
-        single, nums = _normalize_argnums(argnums, len(args), "grad")
+        single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, "grad")
-        res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, "grad")
+        _check_float_inputs(dyn, nums, name)
+        res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, name)
         ans, vjp_fun = res[0], res[1]
-        _check_scalar_output(ans)
+        _check_scalar_output(ans, name)
         g = vjp_fun(np.ones((), ans.dtype))
         g = g[0] if single else g
         return ((ans, res[2]), g) if has_aux else (ans, g)
@@ -324,28 +381,28 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return value_and_grad_f
 
 
-def _check_scalar_output(ans):
+def _check_scalar_output(ans, name):
     if not isinstance(ans, (np.ndarray, np.generic, Tracer)):
         raise TypeError(
-            "Gradient only defined for scalar-output functions; the output is a "
+            f"{name}: gradient only defined for scalar-output functions; the output is a "
             f"{type(ans).__name__}. For pytree or non-scalar outputs use "
             "tracegrad.jacrev or tracegrad.vjp."
         )
     if ans.shape != ():
         raise TypeError(
-            "Gradient only defined for scalar-output functions. Output had shape "
+            f"{name}: gradient only defined for scalar-output functions. Output had shape "
             f"{ans.shape}. For non-scalar outputs use tracegrad.jacrev (the full "
             "Jacobian) or tracegrad.vjp (a vector-Jacobian product)."
         )
     kind = np.dtype(ans.dtype).kind
     if kind == "c":
         raise TypeError(
-            f"Gradient only defined for real-valued outputs; the output has dtype "
+            f"{name}: gradient only defined for real-valued outputs; the output has dtype "
             f"{ans.dtype}. Differentiate its real part or abs instead."
         )
     if kind != "f":
         raise TypeError(
-            f"Gradient only defined for floating-point outputs; the output has "
+            f"{name}: gradient only defined for floating-point outputs; the output has "
             f"dtype {ans.dtype}."
         )
 
@@ -413,9 +470,10 @@ def grad(fun, argnums=0, has_aux=False):
     >>> float(tg.grad(lambda x: x ** 3)(2.0))
     12.0
     >>> tg.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 5.0)
-    (np.float64(5.0), np.float64(2.0))
+    (array(5.), array(2.))
     """
-    vg = value_and_grad(fun, argnums, has_aux)
+    _check_callable(fun, "grad")
+    vg = _value_and_grad(fun, argnums, has_aux, "grad")
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
@@ -490,6 +548,7 @@ def _jvp(fun, primals, tangents, has_aux, name):
             f"structure; got {p_tree} and {t_tree}."
         )
     p_flat = [_as_value(p, name) for p in p_flat]
+    _reject_complex(p_flat, name)
     t_flat = [_as_tangent(t, p) for p, t in zip(p_flat, t_flat)]
     with new_trace(JVPTrace) as trace:
         tracers = [
@@ -504,11 +563,12 @@ def _jvp(fun, primals, tangents, has_aux, name):
         for o in out_flat:
             if type(o) is JVPTracer and o._trace is trace:
                 primals_out.append(o.primal)
-                tangents_out.append(_materialize(o.tangent))
+                tangents_out.append(o.tangent)
             else:
                 o = _as_value(o, "output")
                 primals_out.append(o)
                 tangents_out.append(np.zeros(o.shape, o.dtype))
+    tangents_out = _fresh(tangents_out, protected=t_flat)
     res = (tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out))
     return res + (aux,) if has_aux else res
 
@@ -737,8 +797,11 @@ def _jacfwd(fun, argnums, has_aux, name):
             for i, xi in enumerate(x_flat):
                 xshape = _leaf_shape(xi)
                 c = cols[j][i]
-                if not c:
-                    row.append(np.zeros(yshape + xshape, yj.dtype))
+                if not c or not _is_inexact(yj):
+                    # an integer output has no derivative: zeros in the input's
+                    # dtype, as jacrev gives
+                    dtype = yj.dtype if _is_inexact(yj) else xi.dtype
+                    row.append(np.zeros(yshape + xshape, dtype))
                     continue
                 # stacked as (size_in, *yshape); move the input axes last
                 stacked = _stack_rows(c, (len(c),) + yshape, yj)
@@ -786,12 +849,11 @@ def hessian(fun, argnums=0):
     Raises
     ------
     TypeError
-        If ``fun`` is not callable (the message names ``jacrev``); when
-        called, if a leaf of an argument at ``argnums`` is not floating point
-        or ``argnums`` refers to a missing argument (the messages name
-        ``jacfwd``).
+        If ``fun`` is not callable; when called, if a leaf of an argument at
+        ``argnums`` is not floating point or ``argnums`` is not an int or a
+        tuple of ints.
     ValueError
-        If ``argnums`` is an empty tuple.
+        If ``argnums`` is empty or names an argument twice.
 
     Notes
     -----

@@ -78,6 +78,35 @@ def _getitem(self, idx):
     return getitem(self, idx)
 
 
+def _sort_in_place(self, *args, **kwargs):
+    raise TypeError(
+        "x.sort() sorts a NumPy array in place, and tracegrad arrays are immutable "
+        "inside transforms: use x = tracegrad.numpy.sort(x) (or np.sort(x))."
+    )
+
+
+def _pow(self, other, modulo=None):
+    if modulo is not None:
+        raise TypeError("pow(x, y, modulo) is not differentiable; use (x ** y) % modulo")
+    from .. import numpy as tnp
+
+    return tnp.power(self, other)
+
+
+def _round(self, ndigits=None):
+    from .. import numpy as tnp
+
+    return tnp.round(self, 0 if ndigits is None else ndigits)
+
+
+def _divmod(self, other):
+    return ops.floor_divide(self, other), ops.mod(self, other)
+
+
+def _rdivmod(self, other):
+    return ops.floor_divide(other, self), ops.mod(other, self)
+
+
 def _setitem(self, idx, value):
     raise TypeError(
         "tracegrad arrays are immutable inside transforms: instead of "
@@ -114,7 +143,11 @@ _METHODS = {
     "__neg__": lambda self: ops.neg(self),
     "__pos__": lambda self: self,
     "__abs__": lambda self: ops.abs(self),
-    "__pow__": _tnp("power"),
+    "__pow__": _pow,
+    "__round__": _round,
+    "__divmod__": _divmod,
+    "__rdivmod__": _rdivmod,
+    "sort": _sort_in_place,
     "__rpow__": _tnp_reflected("power"),
     "__matmul__": _tnp("matmul"),
     "__rmatmul__": _tnp_reflected("matmul"),
@@ -138,7 +171,7 @@ _METHODS = {
 for _name in (
     "sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "cumprod",
     "argmax", "argmin", "all", "any", "ravel", "squeeze", "swapaxes",
-    "clip", "round", "dot", "diagonal", "trace", "repeat", "sort", "argsort",
+    "clip", "round", "dot", "diagonal", "trace", "repeat", "argsort",
     "take", "nonzero",
 ):
     _METHODS[_name] = _tnp(_name)
