@@ -112,9 +112,17 @@ TNP = _Lazy(
 )
 
 
+# NumPy's definitions of functions newer than the oldest supported NumPy (2.1)
+_NP_FALLBACKS = {
+    "matvec": lambda x1, x2: np.matmul(x1, x2[..., None])[..., 0],  # NumPy 2.2
+    "vecmat": lambda x1, x2: np.matmul(np.conj(x1)[..., None, :], x2)[..., 0, :],  # 2.2
+}
+
+
 class _NP:
     def __getattr__(self, name):
-        return getattr(np, name)
+        fn = getattr(np, name, None)
+        return _NP_FALLBACKS[name] if fn is None and name in _NP_FALLBACKS else getattr(np, name)
 
     linalg = np.linalg
     nn = _NumpyNN
