@@ -29,7 +29,7 @@ import numpy as np
 from ..primitives import ops
 from .core import Trace, Tracer
 
-__all__ = ["VJPTrace", "VJPTracer", "VJPNode", "backward_pass"]
+__all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
 _seq = itertools.count()
 
@@ -51,17 +51,21 @@ class VJPNode:
         that depends on the differentiated inputs.
     seq : int
         Creation order; used for the topological order of the backward pass.
+    meta : object or None
+        Free for a front end that records these nodes itself (the PyTorch
+        layer keeps hooks and names here); the engine never reads it.
     """
 
-    __slots__ = ("prim", "params", "primals", "ans", "parents", "seq", "__weakref__")
+    __slots__ = ("prim", "params", "primals", "ans", "parents", "seq", "meta", "__weakref__")
 
-    def __init__(self, prim, params, primals, ans, parents):
+    def __init__(self, prim, params, primals, ans, parents, meta=None):
         self.prim = prim
         self.params = params
         self.primals = primals
         self.ans = ans
         self.parents = parents
         self.seq = next(_seq)
+        self.meta = meta
 
     def __lt__(self, other):  # heap tie-break; sequence numbers are unique
         return self.seq < other.seq
@@ -152,13 +156,30 @@ def _accumulate(cts, owned, heap, node, k, ct):
             owned.add(node)  # a fresh array, held only by this table
 
 
-def backward_pass(outputs):
+class GraphFreedError(RuntimeError):
+    """A backward pass reached a node whose saved values were released."""
+
+
+def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
     """Propagate cotangents from outputs back to the input nodes.
 
     Parameters
     ----------
     outputs : iterable of (VJPNode, int, array)
         Output node, output index and the cotangent for that output.
+    unpack : callable, optional
+        ``unpack(node) -> (primals, ans)``: the values handed to the node's
+        VJP rules.  Default: ``node.primals`` and ``node.ans`` as recorded.
+        (A front end whose nodes save its own array type converts here, and
+        may check that saved values were not modified since.)
+    on_cotangent : callable, optional
+        ``on_cotangent(node, ct) -> ct`` is called with each node's total
+        cotangent just before its rules run; what it returns is used (hooks).
+    release : callable, optional
+        ``release(node) -> bool``: after a node's rules ran, if this returns
+        True the node's saved values are dropped (``primals`` and ``ans``
+        become None); reaching such a node again raises
+        :class:`GraphFreedError`.
 
     Returns
     -------
@@ -175,14 +196,28 @@ def backward_pass(outputs):
         _, node = heapq.heappop(heap)
         ct = cts.pop(node)
         owned.discard(node)  # once handed to rules, the array may be shared
+        if on_cotangent is not None:
+            ct = on_cotangent(node, ct)
         prim = node.prim
         rules = prim.vjp
-        primals = node.primals
+        if unpack is None:
+            primals, ans = node.primals, node.ans
+        else:
+            primals, ans = unpack(node)
+        if primals is None:
+            raise GraphFreedError(
+                "Trying to backward through the graph a second time (or directly "
+                "access saved tensors after they have already been freed). Saved "
+                "intermediate values of the graph are freed when you call .backward() "
+                "or autograd.grad(). Specify retain_graph=True if you need to backward "
+                "through the graph a second time or if you need to access saved "
+                "tensors after calling backward."
+            )
         for i, parent, k in node.parents:
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(ct, node.ans, *primals, **node.params)
+            c = rule(ct, ans, *primals, **node.params)
             if c is None:
                 continue
             p = primals[i]
@@ -193,5 +228,7 @@ def backward_pass(outputs):
                     f"argument has shape {np.shape(p)} and dtype {p.dtype}."
                 )
             _accumulate(cts, owned, heap, parent, k, c)
+        if release is not None and release(node):
+            node.primals = node.ans = None
         del ct
     return cts
