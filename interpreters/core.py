@@ -63,6 +63,10 @@ class Trace:
 
     __slots__ = ("parent", "level", "alive")
 
+    #: An eager trace records operations as they run, for the whole program
+    #: (it is never "current"); the eval trace forwards its tracers to it.
+    eager = False
+
     def __init__(self, parent):
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
@@ -95,13 +99,21 @@ class Trace:
 
 
 class EvalTrace(Trace):
-    """The bottom interpreter: runs each primitive's impl on concrete arrays."""
+    """The bottom interpreter: runs each primitive's impl on concrete arrays.
+
+    Tracers of an *eager* trace (a trace that lives for the whole program
+    and records as it goes, like the PyTorch layer's) are valid everywhere:
+    an operation on one is handed to that trace.  Any other tracer reaching
+    this interpreter has leaked out of its transform.
+    """
 
     __slots__ = ()
 
     def process_primitive(self, primitive, args, params):
         for a in args:
             if isinstance(a, Tracer):
+                if a._trace.eager:
+                    return a._trace.process_primitive(primitive, args, params)
                 raise self.leaked(a)
         return primitive.impl(*args, **params)
 

@@ -1,0 +1,53 @@
+"""``tracegrad.torch``: PyTorch's tensor and autograd API on tracegrad.
+
+``import tracegrad.torch as torch`` gives tensors with ``requires_grad``,
+``grad_fn``, ``.backward()``, ``.grad``, ``no_grad``, ``autograd.grad``, and
+(in submodules) ``nn``, ``optim`` and ``testing``.  The derivatives are
+tracegrad's: every operation is made of tracegrad primitives, recorded by the
+same reverse-mode machinery as ``tracegrad.vjp``.  CPU only.  See the README
+section "PyTorch compatibility" for what is supported and the differences.
+"""
+from . import _dtype
+from ._dtype import (  # noqa: F401
+    bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float16,
+    float32, float64, get_default_dtype, half, int, int8, int16, int32, int64, long,
+    set_default_dtype, short, uint8,
+)
+from ._grad_mode import (  # noqa: F401
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
+from ._tensor import Size, Tensor, device  # noqa: F401
+from . import _methods  # noqa: F401  (installs the Tensor methods)
+from ._ops import *  # noqa: F401,F403
+from ._ops import __all__ as _ops_all
+from ._creation import *  # noqa: F401,F403
+from ._creation import __all__ as _creation_all
+from . import autograd  # noqa: F401
+
+FloatTensor = DoubleTensor = LongTensor = Tensor  # legacy names (constructors: use tensor())
+
+
+from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
+
+
+def is_floating_point(input):
+    """True for a floating-point tensor."""
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    """True for a complex tensor."""
+    return input.is_complex()
+
+
+def __getattr__(name):
+    # nn, optim, testing, viz and func load on first use
+    if name in ("nn", "optim", "testing", "viz", "func", "utils"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'tracegrad.torch' has no attribute {name!r}")
+
+
+__version__ = "2.13.0+tracegrad"

@@ -1,0 +1,661 @@
+"""The PyTorch layer's autograd: an eager reverse-mode trace over tensors.
+
+A :class:`Tensor` is a tracer of :data:`TORCH`, an *eager* trace: it lives
+for the whole program and records every primitive applied to a tensor that
+requires grad, as the same :class:`~tracegrad.interpreters.vjp.VJPNode` the
+functional reverse mode records.  Backward passes run the same engine,
+:func:`~tracegrad.interpreters.vjp.backward_pass`, with the primitives' own
+VJP rules: there is no second set of derivative rules.  What this module adds
+is PyTorch's bookkeeping around that engine: ``grad_fn`` objects named like
+PyTorch's (``MulBackward0``), version counters for in-place safety, hooks,
+``retain_grad``, accumulation into ``.grad``, freeing of saved values after
+``backward`` and ``create_graph`` (the backward pass itself recorded).
+
+Several primitives can make up one PyTorch operation (``mean`` is a sum and
+a division); :func:`group` names the last node after the operation, so
+``grad_fn`` and ``next_functions`` show PyTorch's graph while the engine
+works on the finer one.
+"""
+import numpy as np
+
+from ..interpreters.core import Trace, Tracer, _ctx
+from ..interpreters.vjp import VJPNode, backward_pass
+from . import _grad_mode
+
+__all__ = ["TORCH", "TorchTrace", "GradFn", "AccumulateGrad", "run_backward", "grad"]
+
+
+# --------------------------------------------------------------------------
+# node metadata and PyTorch-facing node objects
+
+
+class NodeMeta:
+    """What the PyTorch layer keeps on a recorded node (``VJPNode.meta``).
+
+    Attributes
+    ----------
+    name : str or None
+        PyTorch's name for the node's ``grad_fn`` (None: derived from the
+        primitive).
+    edges : list
+        Per PyTorch-level input: None (no gradient), a leaf tensor, or
+        ``(node, out_index)``; ``next_functions`` is built from them.
+    saved : list of (int, VersionCounter, int)
+        ``(argument index, counter, version at record time)`` of the saved
+        tensors the VJP rules read; checked when the rules run.
+    out_versions : list of (VersionCounter, int)
+        Version counters of the outputs, checked when a rule reads ``ans``.
+    reads_output : bool
+    hooks : dict or None
+        ``out_index -> list of tensor hooks``; ``None`` if there are none.
+    retained : dict or None
+        ``out_index -> weak list of tensors`` that called ``retain_grad``.
+    fn_hooks : list or None
+        Hooks registered on the ``grad_fn`` object.
+    facade : GradFn or None
+        The cached ``grad_fn`` object.
+    """
+
+    __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "hooks",
+                 "retained", "fn_hooks", "prehooks", "facade", "metadata")
+
+    def __init__(self, name, edges, saved, out_versions, reads_output):
+        self.name = name
+        self.edges = edges
+        self.saved = saved
+        self.out_versions = out_versions
+        self.reads_output = reads_output
+        self.hooks = None
+        self.retained = None
+        self.fn_hooks = None
+        self.prehooks = None
+        self.facade = None
+        self.metadata = None
+
+
+class _RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, container, item):
+        self._container = container
+        self._item = item
+
+    def remove(self):
+        try:
+            self._container.remove(self._item)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class GradFn:
+    """A ``grad_fn``: the PyTorch-facing view of one recorded operation.
+
+    ``name()`` and ``repr`` follow PyTorch (``<MulBackward0 object at ...>``
+    for the repr of the object itself, ``MulBackward0`` for ``name()``);
+    ``next_functions`` lists ``(node, 0)`` per input: another ``grad_fn``,
+    an :class:`AccumulateGrad` for a leaf that requires grad, or None.
+    """
+
+    __slots__ = ("_node", "__weakref__")
+
+    def __init__(self, node):
+        self._node = node
+
+    def name(self):
+        """PyTorch's name of this backward function, e.g. ``MulBackward0``."""
+        meta = self._node.meta
+        return meta.name if meta.name is not None else default_name(self._node.prim)
+
+    @property
+    def next_functions(self):
+        out = []
+        for e in self._node.meta.edges:
+            if e is None:
+                out.append((None, 0))
+            elif isinstance(e, tuple):
+                out.append((facade(e[0]), 0))
+            else:
+                out.append((e._accumulate_grad(), 0))
+        return tuple(out)
+
+    @property
+    def metadata(self):
+        meta = self._node.meta
+        if meta.metadata is None:
+            meta.metadata = {}
+        return meta.metadata
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)``, called after this node's backward.
+
+        tracegrad passes the output cotangents as ``grad_outputs`` and, as
+        ``grad_inputs``, None (the per-input cotangents are summed inside the
+        engine); a return value is ignored.
+        """
+        meta = self._node.meta
+        if meta.fn_hooks is None:
+            meta.fn_hooks = []
+        meta.fn_hooks.append(fn)
+        return _RemovableHandle(meta.fn_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs) -> grad_outputs or None``, called before this node's backward."""
+        meta = self._node.meta
+        if meta.prehooks is None:
+            meta.prehooks = []
+        meta.prehooks.append(fn)
+        return _RemovableHandle(meta.prehooks, fn)
+
+    def __call__(self, *grads):
+        raise NotImplementedError("calling a grad_fn directly is not supported; use autograd.grad")
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad:
+    """The ``grad_fn``-like node of a leaf that requires grad (``.variable``)."""
+
+    __slots__ = ("variable", "__weakref__")
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    next_functions = ()
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+def facade(node):
+    """The (cached) :class:`GradFn` of a recorded node."""
+    meta = node.meta
+    f = meta.facade
+    if f is None:
+        f = meta.facade = GradFn(node)
+    return f
+
+
+# PyTorch's names for the operations a lone primitive performs, used for
+# nodes that no PyTorch-level operation names (the recorded backward pass of
+# create_graph, and the inside of composite operations).
+_DEFAULT_NAMES = {
+    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
+    "div": "DivBackward0", "neg": "NegBackward0", "pow": "PowBackward1",
+    "integer_pow": "PowBackward0", "exp": "ExpBackward0", "log": "LogBackward0",
+    "sin": "SinBackward0", "cos": "CosBackward0", "tanh": "TanhBackward0",
+    "sqrt": "SqrtBackward0", "abs": "AbsBackward0", "reduce_sum": "SumBackward1",
+    "reshape": "ViewBackward0", "transpose": "PermuteBackward0",
+    "broadcast_to": "ExpandBackward0", "sum_to_shape": "SumToSizeBackward0",
+    "matmul": "MmBackward0", "concatenate": "CatBackward0", "select": "WhereBackward0",
+    "maximum": "MaximumBackward0", "minimum": "MinimumBackward0",
+    "convert_element_type": "ToCopyBackward0", "sigmoid": "SigmoidBackward0",
+    "relu": "ReluBackward0", "clip": "ClampBackward1", "gather": "IndexBackward0",
+    "slice": "SliceBackward0", "log_softmax": "LogSoftmaxBackward0",
+    "softmax": "SoftmaxBackward0", "logsumexp": "LogsumexpBackward0",
+    "reduce_max": "AmaxBackward0", "reduce_min": "AminBackward0",
+}
+
+
+def default_name(prim):
+    name = _DEFAULT_NAMES.get(prim.name)
+    if name is None:
+        name = "".join(p.capitalize() for p in prim.name.split("_")) + "Backward0"
+    return name
+
+
+# Which saved values each primitive's VJP rules read: (argument indices or
+# "all", reads the output).  Rules that only use shapes read nothing; the
+# backward pass checks the version of exactly what is read, as PyTorch does.
+_NOTHING = ((), False)
+_READS = {
+    "add": _NOTHING, "sub": _NOTHING, "neg": _NOTHING, "reduce_sum": _NOTHING,
+    "reshape": _NOTHING, "transpose": _NOTHING, "broadcast_to": _NOTHING,
+    "sum_to_shape": _NOTHING, "concatenate": _NOTHING, "slice": _NOTHING,
+    "pad": _NOTHING, "rev": _NOTHING, "convert_element_type": _NOTHING,
+    "gather": _NOTHING, "scatter_add": _NOTHING, "cumsum": _NOTHING,
+    "select": ((0,), False), "mul": ((0, 1), False), "exp": ((), True),
+    "expm1": ((), True), "exp2": ((), True), "tanh": ((), True),
+    "sigmoid": ((), True), "sqrt": ((), True), "softmax": ((), True),
+    "log_softmax": ((), True), "log": ((0,), False), "log1p": ((0,), False),
+    "sin": ((0,), False), "cos": ((0,), False), "abs": ((0,), False),
+    "integer_pow": ((0,), False), "matmul": ((0, 1), False), "relu": ((), True),
+    "div": ((1,), True), "maximum": ((0, 1), False), "minimum": ((0, 1), False),
+    "clip": ("all", False),
+}
+
+
+def _reads(prim):
+    return _READS.get(prim.name, ("all", True))
+
+
+# --------------------------------------------------------------------------
+# the eager trace
+
+
+class TorchTrace(Trace):
+    """The eager trace of :class:`Tensor` values (see the module docstring)."""
+
+    __slots__ = ()
+    eager = True
+
+    def process_primitive(self, prim, args, params):
+        from ._tensor import Tensor
+
+        values = list(args)
+        needs_grad = False
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                values[i] = a._data
+                needs_grad = needs_grad or a._requires_grad
+            elif isinstance(a, Tracer):
+                raise NotImplementedError(
+                    "tracegrad.torch tensors cannot be mixed with the tracers of a "
+                    "functional transform in one operation; pass plain arrays (or "
+                    "tensor.detach().numpy()) to functional transforms, or use "
+                    "tracegrad.torch.func."
+                )
+        out = prim.impl(*values, **params)
+        if not (needs_grad and prim.differentiable and _grad_mode._state.enabled):
+            if prim.multiple_results:
+                return [Tensor._wrap(o) for o in out]
+            return Tensor._wrap(out)
+        return record(prim, params, args, out)
+
+
+TORCH = TorchTrace(None)
+
+
+def record(prim, params, args, out, name=None, edges=None):
+    """Record ``prim(*args) = out`` and return the output tensor(s)."""
+    from ._tensor import Tensor, VersionCounter
+
+    parents = []
+    saved = []
+    idx, reads_out = _reads(prim)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if a._requires_grad:
+                parents.append((i, *a._engine_edge()))
+            if idx == "all" or i in idx:
+                saved.append((i, a._vc, a._vc.value))
+    if edges is None:
+        edges = [a._edge() if isinstance(a, Tensor) else None
+                 for a in args if isinstance(a, Tensor)]
+    outs = out if prim.multiple_results else (out,)
+    counters = [VersionCounter() for _ in outs]
+    meta = NodeMeta(name, edges, saved, [(c, 0) for c in counters], reads_out)
+    node = VJPNode(prim, params, list(args), out, tuple(parents), meta)
+    results = []
+    for k, (o, c) in enumerate(zip(outs, counters)):
+        if np.dtype(o.dtype).kind == "f":
+            results.append(Tensor._from_node(o, node, k, c))
+        else:
+            results.append(Tensor._wrap(o))
+    return results if prim.multiple_results else results[0]
+
+
+def group(out, name, inputs, scalar_slots=0):
+    """Name the node that produced ``out`` after a PyTorch-level operation.
+
+    ``inputs`` are that operation's tensor arguments (their ``next_functions``
+    edges); ``scalar_slots`` appends None edges for wrapped Python scalars.
+    If ``out`` is one of the inputs (the operation was an identity) a fresh
+    node is recorded so the result still has its own ``grad_fn``.
+    """
+    from ._tensor import Tensor
+
+    if not isinstance(out, Tensor) or out._node is None:
+        return out
+    if any(out is t for t in inputs) or out._node.meta.facade is not None:
+        from ..primitives.structural import reshape_p
+
+        out = reshape_p.bind(out, shape=tuple(out._data.shape))
+    meta = out._node.meta
+    meta.name = name
+    meta.edges = [t._edge() if isinstance(t, Tensor) else None for t in inputs]
+    meta.edges += [None] * scalar_slots
+    return out
+
+
+# --------------------------------------------------------------------------
+# backward
+
+
+def _check_saved(meta, node):
+    for i, counter, version in meta.saved:
+        if counter.value != version:
+            raise _modified_error(node.primals[i], counter.value, version)
+    if meta.reads_output:
+        for counter, version in meta.out_versions:
+            if counter.value != version:
+                raise _modified_error(node.ans, counter.value, version, output=True)
+
+
+def _modified_error(value, now, then, output=False):
+    data = value._data if hasattr(value, "_data") else np.asarray(value)
+    kind = {np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor"}.get(
+        data.dtype, "Tensor")
+    shape = list(data.shape)
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by "
+        f"an inplace operation: [torch.{kind} {shape}]"
+        f"{', which is output 0 of the operation,' if output else ''} is at version "
+        f"{now}; expected version {then} instead. Hint: the operation modified in "
+        "place after it was used must be made out-of-place (or apply it to a "
+        ".clone())."
+    )
+
+
+def _unpack_values(node):
+    from ._tensor import Tensor
+
+    meta = node.meta
+    if node.primals is None:
+        return None, None
+    _check_saved(meta, node)
+    primals = [a._data if isinstance(a, Tensor) else a for a in node.primals]
+    return primals, node.ans
+
+
+def _unpack_tensors(node):
+    from ._tensor import Tensor
+
+    meta = node.meta
+    if node.primals is None:
+        return None, None
+    _check_saved(meta, node)
+    if node.prim.multiple_results:
+        ans = [Tensor._from_node(a, node, k, meta.out_versions[k][0])
+               for k, a in enumerate(node.ans)]
+    else:
+        ans = Tensor._from_node(node.ans, node, 0, meta.out_versions[0][0])
+    return list(node.primals), ans
+
+
+def _releasable(node):
+    meta = node.meta
+    if meta.saved or meta.reads_output:
+        return True
+    ctx = getattr(node.prim, "ctx", None)  # a custom Function that saved tensors
+    if ctx is not None and getattr(ctx, "_saved", None):
+        ctx._freed = True
+        return True
+    return False
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=True):
+    """The engine behind ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``.
+
+    Returns
+    -------
+    list or None
+        With ``accumulate=False`` (``autograd.grad``), the cotangent of each
+        of ``inputs`` (a tensor, or None if unreached); otherwise None, after
+        accumulating into the ``.grad`` of the leaves (or only ``inputs``).
+    """
+    from ._tensor import Tensor
+
+    if retain_graph is None:
+        retain_graph = create_graph
+    entries = []
+    direct = []  # outputs that are themselves leaves
+    for k, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor as output {k}, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {k} of tensors does not require grad and does not have a grad_fn"
+            )
+        g = _initial_cotangent(t, g, k, create_graph)
+        if t._node is None:
+            direct.append((t, g))
+        else:
+            entries.append((t._node, t._out_index, g))
+    wanted = None if inputs is None else list(inputs)
+    captured = {}
+    if wanted is not None:
+        for t in wanted:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+    want_nodes = {}
+    if wanted is not None:
+        for i, t in enumerate(wanted):
+            if t._node is not None:
+                want_nodes.setdefault((id(t._node), t._out_index), []).append(i)
+
+    def on_cotangent(node, ct):
+        meta = node.meta
+        if meta.prehooks:
+            for h in list(meta.prehooks):
+                r = h(_as_tensor_tuple(ct, create_graph, node))
+                if r is not None:
+                    ct = _from_tensor_tuple(r, node)
+        if meta.hooks:
+            ct = _run_tensor_hooks(meta, ct, node, create_graph)
+        if meta.retained:
+            _retain(meta, ct, node, create_graph)
+        if want_nodes:
+            outs = ct if node.prim.multiple_results else [ct]
+            for k, c in enumerate(outs):
+                for i in want_nodes.get((id(node), k), ()):
+                    captured[i] = c
+        if meta.fn_hooks:
+            for h in list(meta.fn_hooks):
+                h((None,), _as_tensor_tuple(ct, create_graph, node))
+        return ct
+
+    prev = _ctx.trace
+    if create_graph:
+        # rules then bind primitives on tensors, which the eval trace hands
+        # to TORCH: the backward computation is itself recorded
+        unpack = _unpack_tensors
+        entries = [(n, k, _as_tensor(g)) for n, k, g in entries]
+    else:
+        unpack = _unpack_values
+        entries = [(n, k, _as_array(g)) for n, k, g in entries]
+    grad_state = _grad_mode._state.enabled
+    _grad_mode._state.enabled = bool(create_graph)
+    try:
+        leaf_cts = backward_pass(
+            entries, unpack=unpack, on_cotangent=on_cotangent,
+            release=None if retain_graph else _releasable,
+        )
+    finally:
+        _grad_mode._state.enabled = grad_state
+        _ctx.trace = prev
+    for t, g in direct:
+        node = t._leaf_engine_node()
+        g = _as_tensor(g) if create_graph else _as_array(g)
+        leaf_cts[node] = g if node not in leaf_cts else leaf_cts[node] + g
+
+    if not accumulate:
+        results = []
+        for i, t in enumerate(wanted):
+            if t._node is None:
+                c = leaf_cts.get(t._leaf_node) if t._leaf_node is not None else None
+            else:
+                c = captured.get(i)
+            if c is not None:
+                c = _finish(c, t, create_graph)
+            results.append(c)
+        return results
+
+    targets = None if wanted is None else {id(t) for t in wanted}
+    with _grad_mode.set_grad_enabled(bool(create_graph)):
+        for node, ct in leaf_cts.items():
+            leaf = node.meta
+            if targets is not None and id(leaf) not in targets:
+                continue
+            if not leaf._requires_grad:
+                continue
+            leaf._accumulate(_finish(ct, leaf, create_graph), create_graph)
+        for i, t in enumerate(wanted or ()):
+            if t._node is not None and i in captured:  # non-leaf inputs= act as retain_grad
+                t._accumulate(_finish(captured[i], t, create_graph), create_graph)
+    return None
+
+
+def _initial_cotangent(t, g, k, create_graph):
+    from ._tensor import Tensor
+
+    if g is None:
+        if t._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return np.ones(t._data.shape, t._data.dtype)
+    if isinstance(g, Tensor):
+        gdata = g._data
+    else:
+        gdata = np.asarray(g, dtype=t._data.dtype)
+    if gdata.shape != t._data.shape:
+        from ._tensor import Size
+
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{k}] has a shape of {Size(gdata.shape)} and "
+            f"output[{k}] has a shape of {Size(t._data.shape)}."
+        )
+    if gdata.dtype != t._data.dtype:
+        gdata = gdata.astype(t._data.dtype)
+        if isinstance(g, Tensor):
+            g = g.to(t.dtype)
+    return g if (create_graph and isinstance(g, Tensor)) else gdata
+
+
+def _as_array(g):
+    from ._tensor import Tensor
+
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _as_tensor(g):
+    from ._tensor import Tensor
+
+    return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
+
+
+def _finish(ct, like, create_graph):
+    """A cotangent as the tensor PyTorch would hand out (fresh, ``like``'s dtype)."""
+    from ._tensor import Tensor
+
+    if isinstance(ct, Tensor):
+        return ct if create_graph else Tensor._wrap(np.array(ct._data))
+    data = np.asarray(ct)
+    if not (data.flags.owndata and data.flags.writeable) or data is like._data:
+        data = np.array(data)
+    return Tensor._wrap(data.reshape(like._data.shape))
+
+
+def _as_tensor_tuple(ct, create_graph, node):
+    cts = ct if node.prim.multiple_results else [ct]
+    return tuple(None if c is None else _as_tensor(c) for c in cts)
+
+
+def _from_tensor_tuple(r, node):
+    vals = [_as_array(c) for c in r]
+    return vals if node.prim.multiple_results else vals[0]
+
+
+def _run_tensor_hooks(meta, ct, node, create_graph):
+    multi = node.prim.multiple_results
+    cts = list(ct) if multi else [ct]
+    for k, hooks in meta.hooks.items():
+        for h in list(hooks):
+            if cts[k] is None:
+                continue
+            r = h(_as_tensor(cts[k]))
+            if r is not None:
+                cts[k] = r if create_graph else _as_array(r)
+    return cts if multi else cts[0]
+
+
+def _retain(meta, ct, node, create_graph):
+    cts = ct if node.prim.multiple_results else [ct]
+    for k, refs in meta.retained.items():
+        for ref in refs:
+            t = ref()
+            if t is not None and cts[k] is not None:
+                with _grad_mode.set_grad_enabled(bool(create_graph)):
+                    t._accumulate(_finish(cts[k], t, create_graph), create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False,
+         materialize_grads=False):
+    """Sum of gradients of ``outputs`` with respect to ``inputs`` (PyTorch's
+    ``torch.autograd.grad``).
+
+    Parameters
+    ----------
+    outputs : Tensor or sequence of Tensors
+    inputs : Tensor or sequence of Tensors
+        Leaf or non-leaf tensors that require grad.
+    grad_outputs : sequence, optional
+        One per output (None: ones, only for one-element outputs).
+    retain_graph : bool, optional
+        Keep saved values for another backward (default: ``create_graph``).
+    create_graph : bool, optional
+        Record the backward computation, for higher derivatives.
+    allow_unused : bool, optional
+        If False (default unless ``materialize_grads``), an input the outputs
+        do not depend on raises; if True its gradient is None.
+    materialize_grads : bool, optional
+        Return zeros instead of None for unused inputs.
+
+    Returns
+    -------
+    tuple of Tensor
+        One per input; ``.grad`` attributes are not touched.
+
+    Raises
+    ------
+    RuntimeError
+        For an output or input that does not require grad, an unused input
+        without ``allow_unused``, a non-scalar output without its
+        ``grad_output``, or a backward through freed saved values.
+    """
+    from ._tensor import Tensor
+
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True needs vmap, which tracegrad.torch does not have yet")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if grad_outputs is None:
+        gos = (None,) * len(outs)
+    elif isinstance(grad_outputs, Tensor):
+        gos = (grad_outputs,)
+    else:
+        gos = tuple(grad_outputs)
+    if len(gos) != len(outs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(gos)} for {len(outs)} outputs"
+        )
+    res = run_backward(outs, gos, retain_graph, create_graph, inputs=ins,
+                       accumulate=False)
+    final = []
+    for t, g in zip(ins, res):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                g = Tensor._wrap(np.zeros_like(t._data))
+        final.append(g)
+    return tuple(final)

@@ -1,0 +1,122 @@
+"""Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Thread-local, as in PyTorch: each thread starts with grad mode on.  Each
+class works as a context manager and as a function decorator.
+"""
+import functools
+import inspect
+import threading
+
+__all__ = [
+    "is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled",
+    "inference_mode", "is_inference_mode_enabled",
+]
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+_state = _State()
+
+
+def is_grad_enabled():
+    """True if operations on tensors that require grad are recorded."""
+    return _state.enabled
+
+
+def is_inference_mode_enabled():
+    """True inside ``inference_mode()``."""
+    return _state.inference
+
+
+class _Mode:
+    """Base of the grad-mode context managers (also usable as decorators)."""
+
+    def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            raise TypeError("grad-mode decorators on generator functions are not supported")
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    _args = ()
+
+    def __enter__(self):
+        self._prev = (_state.enabled, _state.inference)
+        self._set()
+        return None
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.inference = self._prev
+        return False
+
+    def clone(self):
+        return self.__class__(*self._args)
+
+
+class no_grad(_Mode):  # noqa: N801 - PyTorch's name
+    """Context manager / decorator that disables recording of operations."""
+
+    def _set(self):
+        _state.enabled = False
+
+
+class enable_grad(_Mode):  # noqa: N801
+    """Context manager / decorator that enables recording (inside ``no_grad``)."""
+
+    def _set(self):
+        _state.enabled = True
+
+
+class set_grad_enabled(_Mode):  # noqa: N801
+    """Set grad mode to ``mode``: as a function call, or as a context manager.
+
+    Parameters
+    ----------
+    mode : bool
+    """
+
+    def __init__(self, mode):
+        self._args = (bool(mode),)
+        self._prev = (_state.enabled, _state.inference)
+        _state.enabled = bool(mode)  # takes effect immediately, as in PyTorch
+
+    def _set(self):
+        _state.enabled = self._args[0]
+
+    def __enter__(self):
+        return None  # the previous mode was captured at construction
+
+    def __call__(self, fn):
+        _state.enabled, _state.inference = self._prev  # used as a decorator
+        return super().__call__(fn)
+
+
+class inference_mode(_Mode):  # noqa: N801
+    """Like ``no_grad`` (tensors created inside are never recorded).
+
+    Parameters
+    ----------
+    mode : bool, optional
+        ``inference_mode(False)`` is a no-op.
+    """
+
+    def __init__(self, mode=True):
+        self._args = (bool(mode),)
+
+    def __call__(self, fn=None):
+        if fn is None:
+            return self
+        return super().__call__(fn)
+
+    def _set(self):
+        if self._args[0]:
+            _state.enabled = False
+            _state.inference = True

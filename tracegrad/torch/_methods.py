@@ -1,0 +1,412 @@
+"""``Tensor`` methods: operators, indexing, in-place operations, dtype shortcuts.
+
+In-place operations follow PyTorch's rules: refused on a leaf that requires
+grad (outside ``no_grad``), recorded otherwise (the tensor takes the new
+node as its ``grad_fn``), and every in-place write bumps the tensor's version
+counter, shared with its views and ``detach()``, so a backward pass that
+needs the old value raises instead of computing a wrong gradient.
+"""
+import numbers
+
+import numpy as np
+
+from ..primitives import ops
+from . import _dtype, _grad_mode, _ops
+from ._autograd import group
+from ._tensor import Tensor
+
+__all__ = ["install"]
+
+
+def _binop(fn, reflected=False):
+    if reflected:
+        def method(self, other):
+            return fn(other, self) if isinstance(other, Tensor) else _reflect(fn, self, other)
+    else:
+        def method(self, other):
+            return fn(self, other)
+    return method
+
+
+def _reflect(fn, self, other):
+    if fn is _ops.sub:
+        return _ops.rsub(self, other)
+    if fn is _ops.div:
+        recip = _ops.reciprocal(self)
+        return _ops.mul(recip, other)
+    if fn is _ops.pow:
+        return _ops.pow(other, self)
+    if fn in (_ops.remainder, _ops.floor_divide, _ops.atan2):
+        return fn(_ops._tensor_arg(other), self)
+    return fn(self, other)
+
+
+# --------------------------------------------------------------------------
+# indexing
+
+
+def _normalize_index(idx):
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    out = []
+    for i in idx:
+        if isinstance(i, Tensor):
+            i = i._data
+            if i.dtype.kind == "b" or i.ndim > 0:
+                out.append(i)
+            else:
+                out.append(int(i))
+        elif isinstance(i, list):
+            out.append(np.asarray([j._data if isinstance(j, Tensor) else j for j in i]))
+        else:
+            out.append(i)
+    return tuple(out)
+
+
+def _index_name(idx):
+    if any(isinstance(i, np.ndarray) for i in idx):
+        return "IndexBackward0"
+    if any(isinstance(i, slice) for i in idx):
+        return "SliceBackward0"
+    if all(isinstance(i, (int, np.integer)) for i in idx):
+        return "SelectBackward0"
+    if any(i is None for i in idx):
+        return "UnsqueezeBackward0"
+    return "AliasBackward0"
+
+
+def getitem(self, idx):
+    """``self[idx]`` with NumPy/PyTorch indexing (basic indexing returns a view)."""
+    from ..numpy._indexing import getitem as np_getitem
+
+    idx = _normalize_index(idx)
+    out = _ops._composite(_index_name(idx), np_getitem, [self], self, idx)
+    if not any(isinstance(i, np.ndarray) for i in idx):
+        out = _ops._view_of(out, self)
+    return out
+
+
+def setitem(self, idx, value):
+    """``self[idx] = value``: an in-place update (grad_fn ``CopySlices``)."""
+    from ..numpy._indexing import _IndexUpdateHelper
+
+    idx = _normalize_index(idx)
+    if isinstance(value, (list, tuple)):
+        value = _ops._tensor_arg(value)
+
+    def fn(x, v):
+        return _IndexUpdateHelper(x)[idx].set(_ops._cast(v, self._data.dtype) if isinstance(v, Tensor) else v)
+
+    return _inplace(self, fn, value, reads_self=False, name="torch::autograd::CopySlices")
+
+
+# --------------------------------------------------------------------------
+# in-place operations
+
+
+def _inplace(self, fn, *args, reads_self=True, name=None):
+    """Apply ``fn(self, *args)`` in place (PyTorch's in-place rules)."""
+    grad_mode = _grad_mode._state.enabled
+    if grad_mode and self._requires_grad and self._node is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    tracking = grad_mode and (self._requires_grad or _ops._needs_grad(*args))
+    if tracking and self._base is not None and (self._base._requires_grad or self._requires_grad):
+        raise RuntimeError(
+            "tracegrad.torch does not support in-place operations on a view of a tensor "
+            "that requires grad (PyTorch rebases the view's graph; tracegrad does not). "
+            "Use the out-of-place operation, or .clone() the view first."
+        )
+    if not self._data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+    if not tracking:
+        with _grad_mode.no_grad():
+            new = fn(Tensor._wrap(self._data), *args)
+        new_data = new._data if isinstance(new, Tensor) else np.asarray(new)
+        _write(self, new_data)
+        return self
+    old = _snapshot(self, reads_self)
+    new = fn(old, *args)
+    if not isinstance(new, Tensor) or new._node is None:
+        _write(self, _ops._value(new))
+        return self
+    if new._data.dtype != self._data.dtype:
+        new = ops.convert_element_type(new, self._data.dtype)
+    new = group(new, name or new.grad_fn.name(), [old] + [a for a in args if isinstance(a, Tensor)])
+    _write(self, new._data)
+    self._node = new._node
+    self._out_index = new._out_index
+    self._requires_grad = True
+    return self
+
+
+def _snapshot(self, copy):
+    """A tensor standing for ``self`` before an in-place write."""
+    t = Tensor._wrap(np.array(self._data) if copy else self._data)
+    t._requires_grad = self._requires_grad
+    t._node = self._node
+    t._out_index = self._out_index
+    if not copy:
+        t._vc = self._vc
+    if self._node is None and self._requires_grad:
+        t._leaf_node = self._leaf_engine_node()
+    return t
+
+
+def _write(self, data):
+    if data.shape != self._data.shape:
+        try:
+            data = np.broadcast_to(data, self._data.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                f"{list(data.shape)}"
+            ) from None
+    np.copyto(self._data, data, casting="unsafe")
+    self._vc.value += 1
+
+
+def _inplace_binary(fn, reads_self=True):
+    def method(self, other, *args, **kwargs):
+        return _inplace(self, lambda s, o: fn(s, o, *args, **kwargs), other, reads_self=reads_self)
+
+    return method
+
+
+def _inplace_unary(fn, reads_self=True):
+    def method(self, *args, **kwargs):
+        return _inplace(self, lambda s: fn(s, *args, **kwargs), reads_self=reads_self)
+
+    return method
+
+
+def zero_(self):
+    """Fill with zeros in place (grad_fn ``ZeroBackward0``)."""
+    return _inplace(self, lambda s: _ops._composite("ZeroBackward0", lambda: ops.mul(s, 0), [s]),
+                    reads_self=False)
+
+
+def fill_(self, value):
+    """Fill with ``value`` in place."""
+    v = value._data if isinstance(value, Tensor) else value
+
+    def fn(s):
+        return _ops._composite("FillBackward0", lambda: ops.add(ops.mul(s, 0), v), [s])
+
+    return _inplace(self, fn, reads_self=False)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast) into ``self`` in place (grad_fn ``CopyBackwards``)."""
+    src = _ops._tensor_arg(src)
+
+    def fn(s, v):
+        return _ops._composite(
+            "torch::autograd::CopyBackwards",
+            lambda: ops.add(ops.mul(s, 0), ops.convert_element_type(v, s._data.dtype)), [s, v])
+
+    return _inplace(self, fn, src, reads_self=False)
+
+
+# --------------------------------------------------------------------------
+# dtype shortcuts and misc
+
+
+def _astype(dt):
+    def method(self, memory_format=None):
+        return _ops.to(self, dt)
+
+    return method
+
+
+def type_(self, dtype=None, non_blocking=False):
+    """The type name (no argument) or a conversion to ``dtype``."""
+    if dtype is None:
+        kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor",
+                "int32": "IntTensor", "bool": "BoolTensor", "float16": "HalfTensor",
+                "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor"}
+        return "torch." + kind.get(str(self._data.dtype), "Tensor")
+    if isinstance(dtype, str):
+        names = {"torch.FloatTensor": _dtype.float32, "torch.DoubleTensor": _dtype.float64,
+                 "torch.LongTensor": _dtype.int64, "torch.IntTensor": _dtype.int32,
+                 "torch.BoolTensor": _dtype.bool}
+        dtype = names[dtype]
+    return _ops.to(self, dtype)
+
+
+def type_as(self, other):
+    """Convert to ``other``'s dtype."""
+    return _ops.to(self, other.dtype)
+
+
+def expand_as(self, other):
+    """Broadcast to ``other``'s shape."""
+    return _ops.expand(self, other.shape)
+
+
+def view_as(self, other):
+    """Reshape to ``other``'s shape."""
+    return _ops.reshape(self, other.shape)
+
+
+def reshape_as(self, other):
+    """Reshape to ``other``'s shape."""
+    return _ops.reshape(self, other.shape)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor with ``self``'s dtype by default."""
+    from ._creation import tensor
+
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_factory(name):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        from . import _creation
+
+        if name == "new_full":
+            shape, value = size[0], size[1]
+            return _creation.full(tuple(shape), value, dtype=dtype or self.dtype,
+                                  requires_grad=requires_grad)
+        return getattr(_creation, name[4:])(*size, dtype=dtype or self.dtype,
+                                            requires_grad=requires_grad)
+
+    return method
+
+
+def contiguous(self, memory_format=None):
+    """``self`` if C-contiguous, else a contiguous copy (``CloneBackward0``)."""
+    if self._data.flags.c_contiguous:
+        return self
+    return _ops.clone(self)
+
+
+def cpu(self):
+    """``self`` (tensors live on the CPU)."""
+    return self
+
+
+def _method_max(self, dim=None, keepdim=False):
+    return _ops.max(self, dim, keepdim)
+
+
+def _method_min(self, dim=None, keepdim=False):
+    return _ops.min(self, dim, keepdim)
+
+
+def _sum(self, dim=None, keepdim=False, *, dtype=None):
+    return _ops.sum(self, dim, keepdim, dtype=dtype)
+
+
+def _mean(self, dim=None, keepdim=False, *, dtype=None):
+    return _ops.mean(self, dim, keepdim, dtype=dtype)
+
+
+def _softmax(self, dim, dtype=None):
+    return _ops.softmax(self, dim, dtype)
+
+
+def _log_softmax(self, dim, dtype=None):
+    return _ops.log_softmax(self, dim, dtype)
+
+
+_METHODS = {
+    # operators
+    "__add__": _binop(_ops.add), "__radd__": _binop(_ops.add, True),
+    "__sub__": _binop(_ops.sub), "__rsub__": _binop(_ops.sub, True),
+    "__mul__": _binop(_ops.mul), "__rmul__": _binop(_ops.mul, True),
+    "__truediv__": _binop(_ops.div), "__rtruediv__": _binop(_ops.div, True),
+    "__floordiv__": _binop(_ops.floor_divide), "__rfloordiv__": _binop(_ops.floor_divide, True),
+    "__mod__": _binop(_ops.remainder), "__rmod__": _binop(_ops.remainder, True),
+    "__pow__": _binop(_ops.pow), "__rpow__": _binop(_ops.pow, True),
+    "__matmul__": _binop(_ops.matmul), "__rmatmul__": lambda self, o: _ops.matmul(o, self),
+    "__neg__": lambda self: _ops.neg(self), "__pos__": lambda self: self,
+    "__abs__": lambda self: _ops.abs(self),
+    "__invert__": lambda self: _ops.logical_not(self) if self._data.dtype.kind == "b" else Tensor._wrap(~self._data),
+    "__and__": _binop(_ops.logical_and), "__or__": _binop(_ops.logical_or),
+    "__xor__": _binop(_ops.logical_xor), "__rand__": _binop(_ops.logical_and, True),
+    "__ror__": _binop(_ops.logical_or, True),
+    "__eq__": _binop(_ops.eq), "__ne__": _binop(_ops.ne), "__lt__": _binop(_ops.lt),
+    "__le__": _binop(_ops.le), "__gt__": _binop(_ops.gt), "__ge__": _binop(_ops.ge),
+    "__getitem__": getitem, "__setitem__": setitem,
+    "__iadd__": _inplace_binary(_ops.add, reads_self=False),
+    "__isub__": _inplace_binary(_ops.sub, reads_self=False),
+    "__imul__": _inplace_binary(_ops.mul), "__itruediv__": _inplace_binary(_ops.div),
+    "__ipow__": _inplace_binary(_ops.pow),
+    # in-place
+    "add_": _inplace_binary(_ops.add, reads_self=False),
+    "sub_": _inplace_binary(_ops.sub, reads_self=False),
+    "mul_": _inplace_binary(_ops.mul), "div_": _inplace_binary(_ops.div),
+    "pow_": _inplace_binary(_ops.pow),
+    "clamp_": _inplace_unary(_ops.clamp), "clip_": _inplace_unary(_ops.clamp),
+    "neg_": _inplace_unary(_ops.neg, reads_self=False), "exp_": _inplace_unary(_ops.exp),
+    "log_": _inplace_unary(_ops.log), "sqrt_": _inplace_unary(_ops.sqrt),
+    "tanh_": _inplace_unary(_ops.tanh), "sigmoid_": _inplace_unary(_ops.sigmoid),
+    "relu_": _inplace_unary(_ops.relu), "abs_": _inplace_unary(_ops.abs),
+    "masked_fill_": _inplace_binary(_ops.masked_fill),
+    "zero_": zero_, "fill_": fill_, "copy_": copy_,
+    # methods that are torch functions with self first
+    "to": _ops.to, "view": _ops.view, "type": type_, "type_as": type_as,
+    "expand_as": expand_as, "view_as": view_as, "reshape_as": reshape_as,
+    "new_tensor": new_tensor, "new_zeros": _new_factory("new_zeros"),
+    "new_ones": _new_factory("new_ones"), "new_full": _new_factory("new_full"),
+    "new_empty": _new_factory("new_empty"), "contiguous": contiguous, "cpu": cpu,
+    "max": _method_max, "min": _method_min, "sum": _sum, "mean": _mean,
+    "softmax": _softmax, "log_softmax": _log_softmax,
+    "float": _astype(_dtype.float32), "double": _astype(_dtype.float64),
+    "half": _astype(_dtype.float16), "long": _astype(_dtype.int64),
+    "int": _astype(_dtype.int32), "bool": _astype(_dtype.bool),
+    "short": _astype(_dtype.int16),
+}
+
+_SAME_NAME = (
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+    "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "arctan2",
+    "maximum", "minimum", "fmax", "fmin", "hypot", "logaddexp", "eq", "ne", "lt", "le",
+    "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "equal", "allclose",
+    "isclose", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
+    "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh",
+    "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh",
+    "sigmoid", "relu", "neg", "negative", "abs", "absolute", "sign", "floor", "ceil",
+    "round", "trunc", "fix", "reciprocal", "square", "erf", "clamp", "clip", "clamp_min",
+    "clamp_max", "masked_fill", "isnan", "isinf", "isfinite", "prod", "amax", "amin",
+    "argmax", "argmin", "var", "std", "logsumexp", "norm", "all", "any", "count_nonzero",
+    "cumsum", "cumprod", "reshape", "flatten", "permute", "transpose", "swapaxes",
+    "swapdims", "t", "unsqueeze", "squeeze", "expand", "broadcast_to", "repeat_interleave",
+    "split", "chunk", "unbind", "narrow", "select", "flip", "roll", "tril", "triu", "diag",
+    "diagonal", "trace", "gather", "index_select", "sort", "argsort", "topk", "nonzero",
+    "clone", "matmul", "mm", "bmm", "mv", "dot", "inner", "outer", "ger", "addmm",
+    "where", "rsub",
+)
+
+
+def repeat(self, *sizes):
+    """Tile the tensor ``sizes`` times along each dimension."""
+    from .. import numpy as tnp
+
+    reps = _ops._shape_args(sizes)
+    if len(reps) < self._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of "
+            "dimensions of tensor"
+        )
+    return _ops._composite("RepeatBackward0", tnp.tile, [self], self, reps)
+
+
+def install():
+    for name in _SAME_NAME:
+        setattr(Tensor, name, getattr(_ops, name))
+    for name, fn in _METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.repeat = repeat
+    Tensor.where = lambda self, condition, other: _ops.where(condition, self, other)
+
+
+install()
+
+del numbers

@@ -1,0 +1,1376 @@
+"""PyTorch's tensor operations, as functions and as ``Tensor`` methods.
+
+Every operation is computed by tracegrad's primitives (``tracegrad.primitives
+.ops`` and ``tracegrad.numpy``), so its derivative is the primitives' VJP
+rules.  An operation made of one primitive is recorded directly under
+PyTorch's name for it; one made of several is recorded primitive by
+primitive and then named with :func:`~._autograd.group`.  Binary operations
+follow PyTorch's type promotion (``int_tensor * 2.5`` is float32, 0-d
+tensors and Python scalars do not widen a dimensioned tensor's dtype).
+"""
+import builtins
+import collections
+import math
+import numbers
+
+import numpy as np
+
+from .. import numpy as tnp
+from ..primitives import ops
+from ..primitives import registry as _prims
+from . import _dtype, _grad_mode
+from ._autograd import group, record
+from ._tensor import Size, Tensor, _dim, check_device
+
+__all__ = []  # filled by _public
+
+
+def _public(fn):
+    __all__.append(fn.__name__)
+    return fn
+
+
+# --------------------------------------------------------------------------
+# helpers
+
+
+def _needs_grad(*args):
+    if not _grad_mode._state.enabled:
+        return False
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, Tensor) and b._requires_grad:
+                    return True
+    return False
+
+
+def _value(a):
+    return a._data if isinstance(a, Tensor) else a
+
+
+def _apply(prim, name, args, params=None, extra_edges=0):
+    """One primitive as one PyTorch operation named ``name``."""
+    params = params or {}
+    values = [_value(a) for a in args]
+    out = prim.impl(*values, **params)
+    if not (_needs_grad(*args) and prim.differentiable):
+        if prim.multiple_results:
+            return [Tensor._wrap(o) for o in out]
+        return Tensor._wrap(out)
+    t = record(prim, params, args, out, name=name)
+    if extra_edges:
+        t._node.meta.edges = t._node.meta.edges + [None] * extra_edges
+    return t
+
+
+def _composite(name, fn, inputs, *args, scalar_slots=0, **kwargs):
+    """``fn(*args, **kwargs)`` built from primitives, recorded as one operation."""
+    if not _needs_grad(*inputs):
+        with _grad_mode.no_grad():
+            out = fn(*args, **kwargs)
+        return _wrap_result(out)
+    out = fn(*args, **kwargs)
+    return group(_wrap_result(out), name, inputs, scalar_slots)
+
+
+def _wrap_result(out):
+    if isinstance(out, Tensor):
+        return out
+    if isinstance(out, (list, tuple)):
+        return type(out)(_wrap_result(o) for o in out)
+    return Tensor._wrap(np.asarray(out))
+
+
+def _tensor_arg(x, like=None):
+    """A Tensor for a tensor-like argument (lists, scalars, arrays)."""
+    if isinstance(x, Tensor):
+        return x
+    from ._creation import tensor
+
+    return tensor(x)
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return tuple(_dim(d, ndim) for d in dim)
+    return _dim(dim, ndim)
+
+
+# --------------------------------------------------------------------------
+# type promotion (PyTorch's rules)
+
+_CAT = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def _category(dt):
+    return _CAT[np.dtype(dt).kind]
+
+
+def _combine(higher, lower):
+    """PyTorch's combine_categories of two partial results (None: absent)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    h, lo = _category(higher), _category(lower)
+    if h == 3:
+        return higher
+    if lo == 3:
+        return np.result_type(higher, np.complex64) if h == 2 else lower
+    if h == 2:
+        return higher
+    if h == 0 or lo == 2:
+        return _promote_types(higher, lower)
+    return higher
+
+
+def _promote_types(a, b):
+    """PyTorch's promote_types: across categories the higher category's type wins
+    (``int64 + float32 -> float32``); within one, the wider type."""
+    a, b = np.dtype(a), np.dtype(b)
+    ca, cb = _category(a), _category(b)
+    if ca == cb or {ca, cb} == {2, 3}:
+        return np.promote_types(a, b)
+    return a if ca > cb else b
+
+
+def _scalar_dtype(x):
+    if isinstance(x, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(x, numbers.Integral):
+        return np.dtype(np.int64)
+    if isinstance(x, numbers.Real):
+        return _dtype.get_default_dtype().dtype
+    if isinstance(x, numbers.Complex):
+        return np.dtype(np.complex128 if _dtype.get_default_dtype() == _dtype.float64 else np.complex64)
+    raise TypeError(f"unsupported operand {x!r}")
+
+
+@_public
+def result_type(tensor1, tensor2):
+    """The dtype PyTorch's type promotion gives for the two operands."""
+    return _dtype.as_dtype(_result_np_dtype(tensor1, tensor2))
+
+
+def _result_np_dtype(*operands):
+    dim = zero = wrapped = None
+    for x in operands:
+        if isinstance(x, Tensor):
+            d = x._data.dtype
+            if x._data.ndim:
+                dim = d if dim is None else _promote_types(dim, d)
+            else:
+                zero = d if zero is None else _promote_types(zero, d)
+        elif x is not None:
+            d = _scalar_dtype(x)
+            wrapped = d if wrapped is None else _promote_types(wrapped, d)
+    return np.dtype(_combine(dim, _combine(zero, wrapped)))
+
+
+def _cast(x, dt):
+    """``x`` as a tensor of NumPy dtype ``dt`` (Python scalars stay scalars)."""
+    if isinstance(x, Tensor):
+        if x._data.dtype == dt:
+            return x
+        return ops.convert_element_type(x, dt)
+    return x
+
+
+# --------------------------------------------------------------------------
+# binary arithmetic
+
+def _binary(prim, name, a, b, reflected=False):
+    """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
+    if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
+        b = _tensor_arg(b)
+    if not isinstance(a, Tensor) and not isinstance(a, numbers.Number):
+        a = _tensor_arg(a)
+    dt = _result_np_dtype(a, b)
+    scalar_slots = int(not isinstance(b, Tensor) or not isinstance(a, Tensor))
+    x, y = (b, a) if reflected else (a, b)
+    if _dtype_matches(a, dt) and _dtype_matches(b, dt):
+        return _apply(prim, name, (x, y), extra_edges=scalar_slots)
+    inputs = [t for t in (x, y) if isinstance(t, Tensor)]
+    return _composite(name, lambda: prim.bind(_cast(x, dt), _cast(y, dt)), inputs,
+                      scalar_slots=scalar_slots)
+
+
+def _dtype_matches(x, dt):
+    if isinstance(x, Tensor):
+        return x._data.dtype == dt
+    # weak Python scalars: NumPy 2 keeps the tensor's dtype within a category
+    return _category(_scalar_dtype(x)) <= _category(dt)
+
+
+def _true_div_dtype(a, b):
+    dt = _result_np_dtype(a, b)
+    if dt.kind in "biu":
+        dt = _dtype.get_default_dtype().dtype
+    return dt
+
+
+@_public
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting and PyTorch's promotion."""
+    _no_out(out, "add")
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(_prims["add"], "AddBackward0", input, other)
+
+
+@_public
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    _no_out(out, "sub")
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(_prims["sub"], "SubBackward0", input, other)
+
+
+subtract = sub
+__all__.append("subtract")
+
+
+@_public
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    x = _tensor_arg(input)
+    dt = _result_np_dtype(x, other)
+    xc = _cast(x, dt)
+    scaled = xc if alpha == 1 else ops.mul(xc, alpha)
+    return _composite("RsubBackward1", lambda: ops.sub(_cast(other, dt), scaled), [x])
+
+
+@_public
+def mul(input, other, *, out=None):
+    """``input * other`` elementwise."""
+    _no_out(out, "mul")
+    return _binary(_prims["mul"], "MulBackward0", input, other)
+
+
+multiply = mul
+__all__.append("multiply")
+
+
+@_public
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient."""
+    _no_out(out, "div")
+    if rounding_mode is not None:
+        if rounding_mode not in ("trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+        dt = _result_np_dtype(input, other)
+        q = _binary(_prims["div"], "DivBackward0", _cast_tensor_or_scalar(input, _true_div_dtype(input, other)), other)
+        r = q.floor() if rounding_mode == "floor" else q.trunc()
+        return r.to(_dtype.as_dtype(dt)) if dt.kind in "iu" else r
+    dt = _true_div_dtype(input, other)
+    a = _cast_tensor_or_scalar(input, dt)
+    return _binary(_prims["div"], "DivBackward0", a, other)
+
+
+def _cast_tensor_or_scalar(x, dt):
+    if isinstance(x, Tensor) and x._data.dtype != dt:
+        if _needs_grad(x):
+            return ops.convert_element_type(x, dt)
+        return Tensor._wrap(x._data.astype(dt))
+    if not isinstance(x, (Tensor, numbers.Number)):
+        return _cast_tensor_or_scalar(_tensor_arg(x), dt)
+    return x
+
+
+true_divide = divide = div
+__all__ += ["true_divide", "divide"]
+
+
+@_public
+def floor_divide(input, other):
+    """``floor(input / other)`` (no derivative)."""
+    return div(input, other, rounding_mode="floor")
+
+
+@_public
+def remainder(input, other):
+    """Python's ``%``: remainder with the sign of ``other``."""
+    return _binary(_prims["mod"], "RemainderBackward0", input, other)
+
+
+@_public
+def fmod(input, other):
+    """C's ``fmod``: remainder with the sign of ``input``."""
+    a, b = input, other
+    return _composite("FmodBackward0",
+                      lambda: ops.sub(a, ops.mul(tnp.trunc(ops.div(a, b)), b)),
+                      [t for t in (a, b) if isinstance(t, Tensor)])
+
+
+@_public
+def pow(input, exponent):  # noqa: A001 - PyTorch's name
+    """``input ** exponent`` (either may be a Python scalar)."""
+    if isinstance(input, numbers.Number) and not isinstance(exponent, numbers.Number):
+        return _composite("PowBackward2", lambda: ops.pow(float(input), exponent), [exponent])
+    if isinstance(exponent, numbers.Number):
+        x = input if isinstance(input, Tensor) else _tensor_arg(input)
+        dt = _result_np_dtype(x, exponent)
+        xc = _cast(x, dt)
+        if isinstance(exponent, numbers.Integral) or float(exponent).is_integer():
+            e = int(exponent)
+            if e >= 0 or dt.kind == "f":
+                if xc is x:
+                    return _apply(_prims["integer_pow"], "PowBackward0", (x,), {"y": e})
+                return _composite("PowBackward0", lambda: ops.integer_pow(xc, e), [x])
+        return _composite("PowBackward0", lambda: ops.pow(xc, float(exponent)), [x])
+    return _binary(_prims["pow"], "PowBackward1", input, exponent)
+
+
+@_public
+def float_power(input, exponent):
+    """``input ** exponent`` in float64."""
+    return pow(_as64(input), exponent if not isinstance(exponent, Tensor) else _as64(exponent))
+
+
+def _as64(x):
+    x = _tensor_arg(x)
+    return x.to(_dtype.float64)
+
+
+@_public
+def atan2(input, other):
+    """Angle of ``(other, input)`` elementwise (``arctan2(input, other)``)."""
+    return _binary(_prims["arctan2"], "Atan2Backward0", input, other)
+
+
+arctan2 = atan2
+__all__.append("arctan2")
+
+
+@_public
+def maximum(input, other):
+    """Elementwise maximum; at ties the gradient is split evenly."""
+    return _binary(_prims["maximum"], "MaximumBackward0", input, other)
+
+
+@_public
+def minimum(input, other):
+    """Elementwise minimum; at ties the gradient is split evenly."""
+    return _binary(_prims["minimum"], "MinimumBackward0", input, other)
+
+
+fmax, fmin = maximum, minimum
+__all__ += ["fmax", "fmin"]
+
+
+@_public
+def hypot(input, other):
+    """``sqrt(input**2 + other**2)`` elementwise."""
+    return _binary(_prims["hypot"], "HypotBackward0", input, other)
+
+
+@_public
+def logaddexp(input, other):
+    """``log(exp(input) + exp(other))`` computed stably."""
+    return _binary(_prims["logaddexp"], "LogaddexpBackward0", input, other)
+
+
+def _compare(prim):
+    def fn(input, other):
+        return _binary(prim, None, input, other)
+
+    return fn
+
+
+eq = _compare(_prims["eq"])
+ne = not_equal = _compare(_prims["ne"])
+lt = less = _compare(_prims["lt"])
+le = less_equal = _compare(_prims["le"])
+gt = greater = _compare(_prims["gt"])
+ge = greater_equal = _compare(_prims["ge"])
+logical_and = _compare(_prims["logical_and"])
+logical_or = _compare(_prims["logical_or"])
+logical_xor = _compare(_prims["logical_xor"])
+__all__ += ["eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater",
+            "ge", "greater_equal", "logical_and", "logical_or", "logical_xor"]
+
+
+@_public
+def logical_not(input):
+    """Elementwise logical not (bool result)."""
+    return _apply(_prims["logical_not"], None, (input,))
+
+
+@_public
+def equal(input, other):
+    """True if both tensors have the same shape and elements."""
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+@_public
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """NumPy's ``allclose`` on the tensors' data."""
+    return bool(np.allclose(input._data, _value(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+@_public
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``isclose`` (bool tensor)."""
+    return Tensor._wrap(np.isclose(input._data, _value(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise TypeError(f"{name}(..., out=...) is not supported by tracegrad.torch; use the return value")
+
+
+# --------------------------------------------------------------------------
+# unary elementwise
+
+
+def _float_input(x):
+    """Integer tensors become the default float dtype for float-valued functions."""
+    x = _tensor_arg(x)
+    if x._data.dtype.kind in "biu":
+        return Tensor._wrap(x._data.astype(_dtype.get_default_dtype().dtype))
+    return x
+
+
+def _unary(prim_name, name, float_only=True):
+    prim = _prims[prim_name]
+
+    def fn(input, *, out=None):
+        _no_out(out, prim_name)
+        x = _float_input(input) if float_only else _tensor_arg(input)
+        return _apply(prim, name, (x,))
+
+    fn.__name__ = prim_name
+    fn.__doc__ = f"Elementwise ``{prim_name}`` (grad_fn ``{name}``)."
+    return fn
+
+
+exp = _unary("exp", "ExpBackward0")
+exp2 = _unary("exp2", "Exp2Backward0")
+expm1 = _unary("expm1", "Expm1Backward0")
+log = _unary("log", "LogBackward0")
+log2 = _unary("log2", "Log2Backward0")
+log10 = _unary("log10", "Log10Backward0")
+log1p = _unary("log1p", "Log1PBackward0")
+sqrt = _unary("sqrt", "SqrtBackward0")
+sin = _unary("sin", "SinBackward0")
+cos = _unary("cos", "CosBackward0")
+tan = _unary("tan", "TanBackward0")
+asin = arcsin = _unary("arcsin", "AsinBackward0")
+acos = arccos = _unary("arccos", "AcosBackward0")
+atan = arctan = _unary("arctan", "AtanBackward0")
+sinh = _unary("sinh", "SinhBackward0")
+cosh = _unary("cosh", "CoshBackward0")
+tanh = _unary("tanh", "TanhBackward0")
+asinh = arcsinh = _unary("arcsinh", "AsinhBackward0")
+acosh = arccosh = _unary("arccosh", "AcoshBackward0")
+atanh = arctanh = _unary("arctanh", "AtanhBackward0")
+sigmoid = _unary("sigmoid", "SigmoidBackward0")
+neg = negative = _unary("neg", "NegBackward0", float_only=False)
+abs = absolute = _unary("abs", "AbsBackward0", float_only=False)  # noqa: A001
+sign = _unary("sign", "SignBackward0", float_only=False)
+floor = _unary("floor", "FloorBackward0", float_only=False)
+ceil = _unary("ceil", "CeilBackward0", float_only=False)
+isnan = _unary("isnan", None, float_only=False)
+isinf = _unary("isinf", None, float_only=False)
+isfinite = _unary("isfinite", None, float_only=False)
+__all__ += ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos",
+            "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh",
+            "tanh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "sigmoid",
+            "neg", "negative", "abs", "absolute", "sign", "floor", "ceil", "isnan", "isinf",
+            "isfinite"]
+
+
+@_public
+def relu(input):
+    """``max(input, 0)``; the gradient at 0 is 0."""
+    return _apply(_prims["relu"], "ReluBackward0", (_tensor_arg(input),))
+
+
+@_public
+def round(input, *, decimals=0):  # noqa: A001
+    """Round half to even (no derivative)."""
+    return _apply(_prims["round"], "RoundBackward0", (_tensor_arg(input),), {"decimals": int(decimals)})
+
+
+@_public
+def trunc(input):
+    """Round toward zero (no derivative)."""
+    x = _tensor_arg(input)
+    return Tensor._wrap(np.trunc(x._data))
+
+
+fix = trunc
+__all__.append("fix")
+
+
+@_public
+def rsqrt(input):
+    """``1 / sqrt(input)``."""
+    x = _float_input(input)
+    return _composite("RsqrtBackward0", lambda: ops.reciprocal(ops.sqrt(x)), [x])
+
+
+@_public
+def reciprocal(input):
+    """``1 / input``."""
+    x = _float_input(input)
+    return _composite("ReciprocalBackward0", lambda: ops.reciprocal(x), [x])
+
+
+@_public
+def square(input):
+    """``input * input`` (grad_fn ``PowBackward0``, as PyTorch's)."""
+    return pow(input, 2)
+
+
+@_public
+def erf(input):
+    """The error function."""
+    return _apply(_prims["erf"], "ErfBackward0", (_float_input(input),))
+
+
+@_public
+def clamp(input, min=None, max=None):  # noqa: A002
+    """Clamp to ``[min, max]`` (bounds may be tensors); gradient 1 inside the closed interval."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    x = _tensor_arg(input)
+    lo, hi = min, max
+    if isinstance(lo, Tensor) or isinstance(hi, Tensor):
+        inputs = [t for t in (x, lo, hi) if isinstance(t, Tensor)]
+        return _composite("ClampBackward0", lambda: ops.clip(x, lo, hi), inputs)
+    return _apply(_prims["clip"], "ClampBackward1", (x, lo, hi))
+
+
+clip = clamp
+__all__.append("clip")
+
+
+@_public
+def clamp_min(input, min):  # noqa: A002
+    """``clamp(input, min=min)``."""
+    return clamp(input, min=min)
+
+
+@_public
+def clamp_max(input, max):  # noqa: A002
+    """``clamp(input, max=max)``."""
+    return clamp(input, max=max)
+
+
+@_public
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other`` (``where(cond)``: ``nonzero(cond, as_tuple=True)``)."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    c = _value(condition)
+    x, y = input, other
+    dt = _result_np_dtype(*(v for v in (x, y)))
+    inputs = [t for t in (x, y) if isinstance(t, Tensor)]
+    return _composite("WhereBackward0", lambda: ops.select(c, _cast(x, dt), _cast(y, dt)), inputs)
+
+
+@_public
+def masked_fill(input, mask, value):
+    """``value`` where ``mask`` is true, else ``input``."""
+    v = _value(value)
+    return _composite("MaskedFillBackward0", lambda: ops.select(_value(mask), v, input), [input])
+
+
+# --------------------------------------------------------------------------
+# reductions
+
+
+def _dim_arg(dim, x):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return None
+    return dim if isinstance(dim, (list, tuple)) else (dim,)
+
+
+@_public
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    """Sum over ``dim`` (all dimensions if None)."""
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    elif x._data.dtype.kind in "bui":
+        x = x.to(_dtype.int64)
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    name = "SumBackward0" if dim is None else "SumBackward1"
+    if axes is None and not keepdim:
+        return _apply(_prims["reduce_sum"], name, (x,), {"axes": tuple(range(x._data.ndim))})
+    return _composite(name, tnp.sum, [x], x, axis=axes, keepdims=keepdim)
+
+
+@_public
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over ``dim`` (float or complex input).
+
+    Raises
+    ------
+    RuntimeError
+        For integer input (as PyTorch).
+    """
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_dtype_name(x)}"
+        )
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return _composite("MeanBackward0" if dim is None else "MeanBackward1", tnp.mean, [x], x,
+                      axis=axes, keepdims=keepdim)
+
+
+def _dtype_name(x):
+    return repr(x.dtype).replace("torch.", "").capitalize()
+
+
+@_public
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over ``dim`` (one dimension, or all if None)."""
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    axes = None if dim is None else _dim(dim, x._data.ndim)
+    return _composite("ProdBackward0" if dim is None else "ProdBackward1", tnp.prod, [x], x,
+                      axis=axes, keepdims=keepdim)
+
+
+_MinMax = collections.namedtuple("return_types", ["values", "indices"])
+
+
+def _extremum(which, input, dim, keepdim, other):
+    x = _tensor_arg(input)
+    if other is not None and not isinstance(dim, numbers.Integral):
+        other = dim if other is None else other
+    if isinstance(dim, Tensor):  # torch.max(a, b): elementwise
+        return (maximum if which == "max" else minimum)(x, dim)
+    red = tnp.max if which == "max" else tnp.min
+    argred = np.argmax if which == "max" else np.argmin
+    if dim is None:
+        if x._data.size == 0:
+            raise RuntimeError(
+                f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return _composite(f"{which.capitalize()}Backward1", red, [x], x)
+    d = _dim(dim, x._data.ndim)
+    values = _composite(f"{which.capitalize()}Backward0", red, [x], x, axis=d, keepdims=keepdim)
+    idx = argred(x._data, axis=d)
+    if keepdim:
+        idx = np.expand_dims(idx, d)
+    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+
+
+@_public
+def max(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """Maximum: of all elements, or ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
+    return _extremum("max", input, dim, keepdim, other)
+
+
+@_public
+def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
+    """Minimum: of all elements, or ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
+    return _extremum("min", input, dim, keepdim, other)
+
+
+@_public
+def amax(input, dim=(), keepdim=False):
+    """Maximum over ``dim`` (all dimensions for ``()``); ties split the gradient."""
+    x = _tensor_arg(input)
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return _composite("AmaxBackward0", tnp.max, [x], x, axis=axes, keepdims=keepdim)
+
+
+@_public
+def amin(input, dim=(), keepdim=False):
+    """Minimum over ``dim`` (all dimensions for ``()``); ties split the gradient."""
+    x = _tensor_arg(input)
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return _composite("AminBackward0", tnp.min, [x], x, axis=axes, keepdims=keepdim)
+
+
+@_public
+def argmax(input, dim=None, keepdim=False):
+    """Index of the maximum (flattened if ``dim`` is None)."""
+    x = _tensor_arg(input)
+    d = None if dim is None else _dim(dim, x._data.ndim)
+    r = np.argmax(x._data, axis=d, keepdims=keepdim if d is not None else False)
+    return Tensor._wrap(np.asarray(r, dtype=np.int64))
+
+
+@_public
+def argmin(input, dim=None, keepdim=False):
+    """Index of the minimum (flattened if ``dim`` is None)."""
+    x = _tensor_arg(input)
+    d = None if dim is None else _dim(dim, x._data.ndim)
+    r = np.argmin(x._data, axis=d, keepdims=keepdim if d is not None else False)
+    return Tensor._wrap(np.asarray(r, dtype=np.int64))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+@_public
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over ``dim`` (Bessel-corrected by default, as PyTorch)."""
+    x = _tensor_arg(input)
+    if isinstance(dim, bool):  # var(x, unbiased)
+        unbiased, dim = dim, None
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return _composite("VarBackward0", tnp.var, [x], x, axis=axes,
+                      ddof=_correction(unbiased, correction), keepdims=keepdim)
+
+
+@_public
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation over ``dim`` (Bessel-corrected by default)."""
+    x = _tensor_arg(input)
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return _composite("StdBackward0", tnp.std, [x], x, axis=axes,
+                      ddof=_correction(unbiased, correction), keepdims=keepdim)
+
+
+@_public
+def logsumexp(input, dim, keepdim=False):
+    """``log(sum(exp(input), dim))`` computed stably."""
+    from .. import nn as tnn
+
+    x = _float_input(input)
+    axes = _dims(dim, x._data.ndim)
+    return _composite("LogsumexpBackward0", tnn.logsumexp, [x], x, axis=axes, keepdims=keepdim)
+
+
+@_public
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector/Frobenius norm (``p`` a number, ``'fro'`` or ``inf``); gradient 0 at zero."""
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    ordv = None if p in ("fro", 2, None) else p
+    axes = _dims(dim, x._data.ndim)
+    if axes is None:
+        return _composite("LinalgVectorNormBackward0",
+                          lambda: tnp.linalg.norm(ops.reshape(x, (x._data.size,)), ord=ordv),
+                          [x])
+    return _composite("LinalgVectorNormBackward0", tnp.linalg.vector_norm, [x], x,
+                      ord=2 if ordv is None else ordv, axis=axes, keepdims=keepdim)
+
+
+@_public
+def all(input, dim=None, keepdim=False):  # noqa: A001
+    """True if every element (along ``dim``) is nonzero (bool tensor)."""
+    x = _tensor_arg(input)
+    d = None if dim is None else _dims(dim, x._data.ndim)
+    return Tensor._wrap(np.asarray(np.all(x._data, axis=d, keepdims=keepdim)))
+
+
+@_public
+def any(input, dim=None, keepdim=False):  # noqa: A001
+    """True if any element (along ``dim``) is nonzero (bool tensor)."""
+    x = _tensor_arg(input)
+    d = None if dim is None else _dims(dim, x._data.ndim)
+    return Tensor._wrap(np.asarray(np.any(x._data, axis=d, keepdims=keepdim)))
+
+
+@_public
+def count_nonzero(input, dim=None):
+    """Number of nonzero elements (along ``dim``)."""
+    x = _tensor_arg(input)
+    return Tensor._wrap(np.asarray(np.count_nonzero(x._data, axis=_dims(dim, x._data.ndim)), np.int64))
+
+
+@_public
+def cumsum(input, dim, *, dtype=None):
+    """Cumulative sum along ``dim``."""
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _composite("CumsumBackward0", tnp.cumsum, [x], x, axis=_dim(dim, x._data.ndim))
+
+
+@_public
+def cumprod(input, dim, *, dtype=None):
+    """Cumulative product along ``dim`` (gradient exact with zeros)."""
+    x = _tensor_arg(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _composite("CumprodBackward0", tnp.cumprod, [x], x, axis=_dim(dim, x._data.ndim))
+
+
+# --------------------------------------------------------------------------
+# shape
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape, size):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or size % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        shape[shape.index(-1)] = size // known
+    n = 1
+    for s in shape:
+        n *= s
+    if n != size:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return tuple(shape)
+
+
+def _view_of(out, src):
+    """Mark ``out`` as sharing ``src``'s storage and version counter (a view)."""
+    if isinstance(out, Tensor) and np.may_share_memory(out._data, src._data):
+        out._base = src._base if src._base is not None else src
+        out._vc = src._vc
+    return out
+
+
+@_public
+def reshape(input, *shape):
+    """The data with a new shape (``-1`` infers one dimension)."""
+    x = _tensor_arg(input)
+    new = _infer(_shape_args(shape), x._data.size)
+    out = _apply(_prims["reshape"], "ViewBackward0", (x,), {"shape": new})
+    return _view_of(out, x)
+
+
+def view(self, *shape):
+    """Like :func:`reshape`, sharing storage (``view(dtype)`` is not supported)."""
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        raise NotImplementedError("view(dtype) is not supported by tracegrad.torch")
+    return reshape(self, *shape)
+
+
+@_public
+def flatten(input, start_dim=0, end_dim=-1):
+    """Merge dimensions ``start_dim`` to ``end_dim`` into one."""
+    x = _tensor_arg(input)
+    nd = x._data.ndim
+    if nd == 0:
+        return reshape(x, 1)
+    s, e = _dim(start_dim, nd), _dim(end_dim, nd)
+    shape = x._data.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(x, shape[:s] + (n,) + shape[e + 1:])
+
+
+@_public
+def permute(input, *dims, name="PermuteBackward0"):
+    """Reorder dimensions."""
+    x = _tensor_arg(input)
+    perm = tuple(_dim(d, x._data.ndim) for d in _shape_args(dims))
+    if sorted(perm) != list(range(x._data.ndim)):
+        raise RuntimeError("permute(): dims must be a permutation of the dimensions")
+    out = _apply(_prims["transpose"], name, (x,), {"axes": perm})
+    return _view_of(out, x)
+
+
+@_public
+def transpose(input, dim0, dim1):
+    """Swap two dimensions."""
+    x = _tensor_arg(input)
+    nd = x._data.ndim
+    perm = list(range(nd))
+    if nd:
+        a, b = _dim(dim0, nd), _dim(dim1, nd)
+        perm[a], perm[b] = perm[b], perm[a]
+    return permute(x, tuple(perm), name="TransposeBackward0")
+
+
+swapaxes = swapdims = transpose
+__all__ += ["swapaxes", "swapdims"]
+
+
+@_public
+def t(input):
+    """Transpose of a tensor with at most 2 dimensions."""
+    x = _tensor_arg(input)
+    if x._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    return permute(x, tuple(range(x._data.ndim - 1, -1, -1)), name="TBackward0")
+
+
+@_public
+def unsqueeze(input, dim):
+    """Insert a dimension of size 1 at ``dim``."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim + 1)
+    shape = x._data.shape[:d] + (1,) + x._data.shape[d:]
+    out = _apply(_prims["reshape"], "UnsqueezeBackward0", (x,), {"shape": shape})
+    return _view_of(out, x)
+
+
+@_public
+def squeeze(input, dim=None):
+    """Remove dimensions of size 1 (only ``dim``, if given)."""
+    x = _tensor_arg(input)
+    shape = x._data.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        name = "SqueezeBackward0"
+    else:
+        dims = _dims(dim if isinstance(dim, (list, tuple)) else (dim,), x._data.ndim) if x._data.ndim else ()
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+        name = "SqueezeBackward1" if not isinstance(dim, (list, tuple)) else "SqueezeBackward2"
+    out = _apply(_prims["reshape"], name, (x,), {"shape": new})
+    return _view_of(out, x)
+
+
+@_public
+def expand(input, *sizes):
+    """Broadcast to ``sizes`` (``-1`` keeps a dimension); a read-only view."""
+    x = _tensor_arg(input)
+    sizes = _shape_args(sizes)
+    lead = len(sizes) - x._data.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(x._data.shape)}}}, size={list(sizes)}): the number of "
+            "sizes provided must be greater or equal to the number of dimensions in the tensor"
+        )
+    shape = tuple(x._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    try:
+        np.broadcast_shapes(x._data.shape, shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The expanded size of the tensor must match the existing size at non-singleton "
+            f"dimensions. Target sizes: {list(sizes)}.  Tensor sizes: {list(x._data.shape)}"
+        ) from None
+    out = _apply(_prims["broadcast_to"], "ExpandBackward0", (x,), {"shape": shape})
+    return _view_of(out, x)
+
+
+@_public
+def broadcast_to(input, size):
+    """Broadcast to ``size``."""
+    return expand(input, tuple(size))
+
+
+@_public
+def repeat_interleave(input, repeats, dim=None):
+    """Repeat elements (NumPy's ``repeat``)."""
+    x = _tensor_arg(input)
+    return _composite("RepeatInterleaveBackward0", tnp.repeat, [x], x, _value(repeats), axis=dim)
+
+
+@_public
+def cat(tensors, dim=0, *, out=None):
+    """Concatenate along ``dim`` (PyTorch's promotion of the inputs' dtypes)."""
+    _no_out(out, "cat")
+    ts = [_tensor_arg(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    nonempty = [t for t in ts if not (t._data.ndim == 1 and t._data.size == 0)]
+    ts_use = nonempty or ts
+    d = _dim(dim, ts_use[0]._data.ndim)
+    dt = _result_np_dtype(*ts_use) if len(ts_use) > 1 else ts_use[0]._data.dtype
+    cast = [_cast(t, dt) for t in ts_use]
+    if _needs_grad(*ts):
+        return _composite("CatBackward0", lambda: ops.concatenate(cast, d), ts)
+    return Tensor._wrap(np.concatenate([_value(c) for c in cast], axis=d))
+
+
+concat = concatenate = cat
+__all__ += ["concat", "concatenate"]
+
+
+@_public
+def stack(tensors, dim=0, *, out=None):
+    """Stack equally shaped tensors along a new dimension ``dim``."""
+    _no_out(out, "stack")
+    ts = [_tensor_arg(t) for t in tensors]
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = ts[0]._data.shape
+    for i, t in enumerate(ts):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+    d = _dim(dim, len(shape) + 1)
+    dt = _result_np_dtype(*ts)
+    new = shape[:d] + (1,) + shape[d:]
+    return _composite("StackBackward0",
+                      lambda: ops.concatenate([ops.reshape(_cast(t, dt), new) for t in ts], d), ts)
+
+
+@_public
+def hstack(tensors):
+    """Concatenate along dimension 1 (0 for 1-D tensors)."""
+    ts = [_tensor_arg(t) for t in tensors]
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
+
+
+@_public
+def vstack(tensors):
+    """Concatenate along dimension 0 (1-D tensors become rows)."""
+    ts = [_tensor_arg(t) for t in tensors]
+    return cat([t.unsqueeze(0) if t._data.ndim == 1 else t for t in ts], 0)
+
+
+@_public
+def split(tensor, split_size_or_sections, dim=0):
+    """Split into chunks of a size, or of the given sizes."""
+    x = _tensor_arg(tensor)
+    d = _dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        step = int(split_size_or_sections)
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(x, d, start, s, name="SplitBackward0"))
+        start += s
+    return tuple(out)
+
+
+@_public
+def chunk(input, chunks, dim=0):
+    """Split into ``chunks`` nearly equal pieces."""
+    x = _tensor_arg(input)
+    n = x._data.shape[_dim(dim, x._data.ndim)]
+    size = -(-n // int(chunks)) if n else 0
+    return split(x, builtins.max(size, 1), dim)
+
+
+@_public
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of tensors."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    return tuple(select(x, d, i) for i in range(x._data.shape[d]))
+
+
+@_public
+def narrow(input, dim, start, length, name="SliceBackward0"):
+    """The slice ``start:start+length`` along ``dim`` (a view)."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    start = int(start) + (n if int(start) < 0 else 0)
+    starts = [0] * x._data.ndim
+    limits = list(x._data.shape)
+    starts[d], limits[d] = start, start + int(length)
+    out = _apply(_prims["slice"], name, (x,), {"start_indices": tuple(starts),
+                                                 "limit_indices": tuple(limits),
+                                                 "strides": (1,) * x._data.ndim})
+    return _view_of(out, x)
+
+
+@_public
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, with that dimension removed."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    i = int(index)
+    if not -n <= i < n:
+        raise IndexError(f"index {i} is out of bounds for dimension {d} with size {n}")
+    out = _composite("SelectBackward0", _basic_index, [x], x, (slice(None),) * d + (i % n,))
+    return _view_of(out, x)
+
+
+def _basic_index(x, idx):
+    from ..numpy._indexing import getitem
+
+    return getitem(x, idx)
+
+
+@_public
+def flip(input, dims):
+    """Reverse the order of elements along ``dims``."""
+    x = _tensor_arg(input)
+    dims = dims if isinstance(dims, (list, tuple)) else (dims,)
+    axes = tuple(_dim(d, x._data.ndim) for d in dims)
+    return _apply(_prims["rev"], "FlipBackward0", (x,), {"axes": tuple(sorted(axes))})
+
+
+@_public
+def roll(input, shifts, dims=None):
+    """Shift elements cyclically along ``dims`` (the flattened tensor if None)."""
+    x = _tensor_arg(input)
+    return _composite("RollBackward0", tnp.roll, [x], x, shifts, axis=dims)
+
+
+@_public
+def tril(input, diagonal=0):
+    """Lower triangle (elements above the ``diagonal``-th diagonal zeroed)."""
+    x = _tensor_arg(input)
+    return _composite("TrilBackward0", tnp.tril, [x], x, k=diagonal)
+
+
+@_public
+def triu(input, diagonal=0):
+    """Upper triangle (elements below the ``diagonal``-th diagonal zeroed)."""
+    x = _tensor_arg(input)
+    return _composite("TriuBackward0", tnp.triu, [x], x, k=diagonal)
+
+
+@_public
+def diag(input, diagonal=0):
+    """A 1-D tensor's diagonal matrix, or a 2-D tensor's diagonal."""
+    x = _tensor_arg(input)
+    name = "DiagEmbedBackward0" if x._data.ndim == 1 else "DiagonalBackward0"
+    return _composite(name, tnp.diag, [x], x, k=diagonal)
+
+
+@_public
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal over ``dim1``, ``dim2``, as the last dimension."""
+    x = _tensor_arg(input)
+    return _composite("DiagonalBackward0", tnp.diagonal, [x], x, offset, dim1, dim2)
+
+
+@_public
+def trace(input):
+    """Sum of the diagonal of a 2-D tensor."""
+    x = _tensor_arg(input)
+    return _composite("TraceBackward0", tnp.trace, [x], x)
+
+
+@_public
+def gather(input, dim, index):
+    """``out[i][j] = input[i][index[i][j]]`` along ``dim``."""
+    x = _tensor_arg(input)
+    idx = np.asarray(_value(index))
+    d = _dim(dim, x._data.ndim)
+    return _composite("GatherBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
+
+
+@_public
+def index_select(input, dim, index):
+    """The entries ``index`` (a 1-D integer tensor) along ``dim``."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    return _composite("IndexSelectBackward0", tnp.take, [x], x, np.asarray(_value(index)), axis=d)
+
+
+@_public
+def sort(input, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` sorted along ``dim``."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
+    values = _composite("SortBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
+    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+
+
+@_public
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim``."""
+    return sort(input, dim, descending, stable)[1]
+
+
+@_public
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``."""
+    x = _tensor_arg(input)
+    d = _dim(dim, x._data.ndim)
+    order = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
+    idx = np.take(order, np.arange(int(k)), axis=d)
+    values = _composite("TopkBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
+    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+
+
+@_public
+def nonzero(input, *, as_tuple=False):
+    """Indices of nonzero elements (no derivative)."""
+    x = _tensor_arg(input)
+    nz = np.nonzero(x._data)
+    if as_tuple:
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in nz)
+    return Tensor._wrap(np.stack(nz, axis=1).astype(np.int64) if nz else np.zeros((0, 0), np.int64))
+
+
+@_public
+def clone(input, *, memory_format=None):
+    """A copy with its own storage (recorded: ``CloneBackward0``)."""
+    x = _tensor_arg(input)
+    if not _needs_grad(x):
+        return Tensor._wrap(np.array(x._data))
+    out = _composite("CloneBackward0", lambda: ops.add(x, 0), [x])
+    if np.may_share_memory(out._data, x._data):
+        out._data = np.array(out._data)
+    return out
+
+
+# --------------------------------------------------------------------------
+# linear algebra
+
+
+@_public
+def matmul(input, other):
+    """Matrix product with broadcasting (1-D operands as vectors)."""
+    a, b = _tensor_arg(input), _tensor_arg(other)
+    dt = _result_np_dtype(a, b)
+    na, nb = a._data.ndim, b._data.ndim
+    name = ("DotBackward0" if na == 1 and nb == 1 else "MvBackward0" if na == 2 and nb == 1
+            else "MmBackward0" if na == 2 and nb == 2 else "BmmBackward0" if na == 3 and nb == 3
+            else "UnsafeViewBackward0")
+    if na == 0 or nb == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D")
+    if a._data.dtype == dt and b._data.dtype == dt:
+        return _apply(_prims["matmul"], name, (a, b))
+    return _composite(name, lambda: ops.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
+
+
+@_public
+def mm(input, mat2):
+    """Product of two 2-D tensors."""
+    a, b = _tensor_arg(input), _tensor_arg(mat2)
+    if a._data.ndim != 2 or b._data.ndim != 2:
+        raise RuntimeError("self must be a matrix" if a._data.ndim != 2 else "mat2 must be a matrix")
+    return matmul(a, b)
+
+
+@_public
+def bmm(input, mat2):
+    """Batched product of two 3-D tensors."""
+    a, b = _tensor_arg(input), _tensor_arg(mat2)
+    if a._data.ndim != 3 or b._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3 else "batch2 must be a 3D tensor")
+    return matmul(a, b)
+
+
+@_public
+def mv(input, vec):
+    """Matrix-vector product."""
+    return matmul(input, vec)
+
+
+@_public
+def dot(input, other):
+    """Dot product of two 1-D tensors."""
+    a, b = _tensor_arg(input), _tensor_arg(other)
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
+    return matmul(a, b)
+
+
+inner = vdot = dot
+__all__ += ["inner", "vdot"]
+
+
+@_public
+def outer(input, vec2):
+    """Outer product of two 1-D tensors."""
+    a, b = _tensor_arg(input), _tensor_arg(vec2)
+    return _composite("MulBackward0", lambda: ops.mul(ops.reshape(a, (a._data.size, 1)), b), [a, b])
+
+
+ger = outer
+__all__.append("ger")
+
+
+@_public
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    def fn():
+        prod_ = ops.matmul(mat1, mat2)
+        if alpha != 1:
+            prod_ = ops.mul(prod_, alpha)
+        base = input if beta == 1 else ops.mul(input, beta)
+        return ops.add(base, prod_)
+
+    return _composite("AddmmBackward0", fn, [input, mat1, mat2])
+
+
+@_public
+def einsum(equation, *operands):
+    """Einstein summation (``einsum("ij,jk->ik", a, b)``)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    ts = [_tensor_arg(o) for o in operands]
+    return _composite("EinsumBackward0", tnp.einsum, ts, equation, *ts)
+
+
+@_public
+def tensordot(a, b, dims=2):
+    """Tensor contraction over ``dims`` (an int or a pair of lists)."""
+    x, y = _tensor_arg(a), _tensor_arg(b)
+    return _composite("TensordotBackward0", tnp.tensordot, [x, y], x, y, axes=dims)
+
+
+# --------------------------------------------------------------------------
+# softmax family (tensor methods and torch functions)
+
+
+@_public
+def softmax(input, dim, dtype=None):
+    """Softmax along ``dim``."""
+    from .. import nn as tnn
+
+    x = _float_input(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _composite("SoftmaxBackward0", tnn.softmax, [x], x, axis=_dim(dim, builtins.max(x._data.ndim, 1)))
+
+
+@_public
+def log_softmax(input, dim, dtype=None):
+    """Log-softmax along ``dim`` (stable)."""
+    from .. import nn as tnn
+
+    x = _float_input(input)
+    if dtype is not None:
+        x = x.to(dtype)
+    return _composite("LogSoftmaxBackward0", tnn.log_softmax, [x], x, axis=_dim(dim, builtins.max(x._data.ndim, 1)))
+
+
+# --------------------------------------------------------------------------
+# dtype conversion
+
+
+def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **kwargs):
+    """Convert dtype (``to(torch.float64)``, ``to(other)``); devices: CPU only."""
+    target = dtype
+    for a in args:
+        if isinstance(a, Tensor):
+            target = a.dtype
+        elif isinstance(a, (_dtype.dtype, type)) or (isinstance(a, np.dtype)):
+            target = a
+        else:
+            check_device(a)
+    check_device(device)
+    if target is None:
+        return clone(self) if copy else self
+    target = _dtype.as_dtype(target)
+    if target.dtype == self._data.dtype and not copy:
+        return self
+    if not _needs_grad(self) or target.dtype.kind not in "fc":
+        return Tensor._wrap(self._data.astype(target.dtype))
+    return _apply(_prims["convert_element_type"], "ToCopyBackward0", (self,), {"dtype": target.dtype})
