@@ -24,6 +24,10 @@ from . import _grad_mode
 
 __all__ = ["TORCH", "TorchTrace", "GradFn", "AccumulateGrad", "run_backward", "grad"]
 
+# Set by ._tensor once the Tensor class exists (the two modules refer to each
+# other; importing inside functions would cost time on every operation).
+Tensor = VersionCounter = Size = None
+
 
 # --------------------------------------------------------------------------
 # node metadata and PyTorch-facing node objects
@@ -37,9 +41,11 @@ class NodeMeta:
     name : str or None
         PyTorch's name for the node's ``grad_fn`` (None: derived from the
         primitive).
-    edges : list
+    edges : list or None
         Per PyTorch-level input: None (no gradient), a leaf tensor, or
-        ``(node, out_index)``; ``next_functions`` is built from them.
+        ``(node, out_index)``; ``next_functions`` is built from them.  None
+        for a one-primitive operation: the edges are then read off the
+        node's parents (plus ``scalar_slots`` None entries).
     saved : list of (int, VersionCounter, int)
         ``(argument index, counter, version at record time)`` of the saved
         tensors the VJP rules read; checked when the rules run.
@@ -57,11 +63,12 @@ class NodeMeta:
     """
 
     __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "hooks",
-                 "retained", "fn_hooks", "prehooks", "facade", "metadata")
+                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots")
 
-    def __init__(self, name, edges, saved, out_versions, reads_output):
+    def __init__(self, name, edges, saved, out_versions, reads_output, scalar_slots=0):
         self.name = name
         self.edges = edges
+        self.scalar_slots = scalar_slots
         self.saved = saved
         self.out_versions = out_versions
         self.reads_output = reads_output
@@ -114,12 +121,26 @@ class GradFn:
 
     @property
     def next_functions(self):
+        node = self._node
+        edges = node.meta.edges
+        if edges is None:  # one primitive: its tensor arguments, in order
+            by_index = {i: (parent, k) for i, parent, k in node.parents}
+            edges = []
+            for i, a in enumerate(node.primals or ()):
+                if isinstance(a, Tensor):
+                    p = by_index.get(i)
+                    edges.append(None if p is None else p)
+            edges += [None] * node.meta.scalar_slots
         out = []
-        for e in self._node.meta.edges:
+        for e in edges:
             if e is None:
                 out.append((None, 0))
             elif isinstance(e, tuple):
-                out.append((facade(e[0]), 0))
+                parent = e[0]
+                if parent.prim is None:  # a leaf's node: its AccumulateGrad
+                    out.append((parent.meta._accumulate_grad(), 0))
+                else:
+                    out.append((facade(parent), 0))
             else:
                 out.append((e._accumulate_grad(), 0))
         return tuple(out)
@@ -249,7 +270,6 @@ class TorchTrace(Trace):
     eager = True
 
     def process_primitive(self, prim, args, params):
-        from ._tensor import Tensor
 
         values = list(args)
         needs_grad = False
@@ -269,39 +289,47 @@ class TorchTrace(Trace):
             if prim.multiple_results:
                 return [Tensor._wrap(o) for o in out]
             return Tensor._wrap(out)
-        return record(prim, params, args, out)
+        return record(prim, params, list(args), out)
 
 
 TORCH = TorchTrace(None)
 
 
-def record(prim, params, args, out, name=None, edges=None):
-    """Record ``prim(*args) = out`` and return the output tensor(s)."""
-    from ._tensor import Tensor, VersionCounter
+_ALL = ("all", True)
+_reads_cache = {}
 
+
+def record(prim, params, args, out, name=None, scalar_slots=0):
+    """Record ``prim(*args) = out`` and return the output tensor(s)."""
+    reads = _reads_cache.get(prim)
+    if reads is None:
+        reads = _reads_cache[prim] = _reads(prim)
+    idx, reads_out = reads
     parents = []
     saved = []
-    idx, reads_out = _reads(prim)
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             if a._requires_grad:
-                parents.append((i, *a._engine_edge()))
+                node = a._node
+                if node is None:
+                    parents.append((i, a._leaf_engine_node(), 0))
+                else:
+                    parents.append((i, node, a._out_index))
             if idx == "all" or i in idx:
-                saved.append((i, a._vc, a._vc.value))
-    if edges is None:
-        edges = [a._edge() if isinstance(a, Tensor) else None
-                 for a in args if isinstance(a, Tensor)]
-    outs = out if prim.multiple_results else (out,)
-    counters = [VersionCounter() for _ in outs]
-    meta = NodeMeta(name, edges, saved, [(c, 0) for c in counters], reads_out)
-    node = VJPNode(prim, params, list(args), out, tuple(parents), meta)
-    results = []
-    for k, (o, c) in enumerate(zip(outs, counters)):
-        if np.dtype(o.dtype).kind == "f":
-            results.append(Tensor._from_node(o, node, k, c))
-        else:
-            results.append(Tensor._wrap(o))
-    return results if prim.multiple_results else results[0]
+                vc = a._vc
+                saved.append((i, vc, vc.value))
+    if prim.multiple_results:
+        counters = [VersionCounter() for _ in out]
+        meta = NodeMeta(name, None, saved, [(c, 0) for c in counters], reads_out, scalar_slots)
+        node = VJPNode(prim, params, args, out, tuple(parents), meta)
+        return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
+                for k, (o, c) in enumerate(zip(out, counters))]
+    counter = VersionCounter()
+    meta = NodeMeta(name, None, saved, ((counter, 0),), reads_out, scalar_slots)
+    node = VJPNode(prim, params, args, out, tuple(parents), meta)
+    if out.dtype.kind != "f":
+        return Tensor._wrap(out)
+    return Tensor._from_node(out, node, 0, counter)
 
 
 def group(out, name, inputs, scalar_slots=0):
@@ -312,7 +340,6 @@ def group(out, name, inputs, scalar_slots=0):
     If ``out`` is one of the inputs (the operation was an identity) a fresh
     node is recorded so the result still has its own ``grad_fn``.
     """
-    from ._tensor import Tensor
 
     if not isinstance(out, Tensor) or out._node is None:
         return out
@@ -357,7 +384,6 @@ def _modified_error(value, now, then, output=False):
 
 
 def _unpack_values(node):
-    from ._tensor import Tensor
 
     meta = node.meta
     if node.primals is None:
@@ -368,7 +394,6 @@ def _unpack_values(node):
 
 
 def _unpack_tensors(node):
-    from ._tensor import Tensor
 
     meta = node.meta
     if node.primals is None:
@@ -404,7 +429,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         of ``inputs`` (a tensor, or None if unreached); otherwise None, after
         accumulating into the ``.grad`` of the leaves (or only ``inputs``).
     """
-    from ._tensor import Tensor
 
     if retain_graph is None:
         retain_graph = create_graph
@@ -509,7 +533,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 
 
 def _initial_cotangent(t, g, k, create_graph):
-    from ._tensor import Tensor
 
     if g is None:
         if t._data.size != 1:
@@ -520,8 +543,6 @@ def _initial_cotangent(t, g, k, create_graph):
     else:
         gdata = np.asarray(g, dtype=t._data.dtype)
     if gdata.shape != t._data.shape:
-        from ._tensor import Size
-
         raise RuntimeError(
             f"Mismatch in shape: grad_output[{k}] has a shape of {Size(gdata.shape)} and "
             f"output[{k}] has a shape of {Size(t._data.shape)}."
@@ -534,20 +555,17 @@ def _initial_cotangent(t, g, k, create_graph):
 
 
 def _as_array(g):
-    from ._tensor import Tensor
 
     return g._data if isinstance(g, Tensor) else g
 
 
 def _as_tensor(g):
-    from ._tensor import Tensor
 
     return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
 
 
 def _finish(ct, like, create_graph):
     """A cotangent as the tensor PyTorch would hand out (fresh, ``like``'s dtype)."""
-    from ._tensor import Tensor
 
     if isinstance(ct, Tensor):
         return ct if create_graph else Tensor._wrap(np.array(ct._data))
@@ -625,7 +643,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         without ``allow_unused``, a non-scalar output without its
         ``grad_output``, or a backward through freed saved values.
     """
-    from ._tensor import Tensor
 
     if is_grads_batched:
         raise NotImplementedError("is_grads_batched=True needs vmap, which tracegrad.torch does not have yet")

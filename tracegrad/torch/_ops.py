@@ -51,19 +51,26 @@ def _value(a):
     return a._data if isinstance(a, Tensor) else a
 
 
-def _apply(prim, name, args, params=None, extra_edges=0):
-    """One primitive as one PyTorch operation named ``name``."""
-    params = params or {}
-    values = [_value(a) for a in args]
+_EMPTY = {}
+
+
+def _apply(prim, name, args, params=_EMPTY, extra_edges=0):
+    """One primitive as one PyTorch operation named ``name`` (the hot path)."""
+    values = []
+    needs = False
+    for a in args:
+        if isinstance(a, Tensor):
+            values.append(a._data)
+            if a._requires_grad:
+                needs = True
+        else:
+            values.append(a)
     out = prim.impl(*values, **params)
-    if not (_needs_grad(*args) and prim.differentiable):
-        if prim.multiple_results:
-            return [Tensor._wrap(o) for o in out]
-        return Tensor._wrap(out)
-    t = record(prim, params, args, out, name=name)
-    if extra_edges:
-        t._node.meta.edges = t._node.meta.edges + [None] * extra_edges
-    return t
+    if needs and prim.differentiable and _grad_mode._state.enabled:
+        return record(prim, params, args, out, name, extra_edges)
+    if prim.multiple_results:
+        return [Tensor._wrap(o) for o in out]
+    return Tensor._wrap(out)
 
 
 def _composite(name, fn, inputs, *args, scalar_slots=0, **kwargs):
@@ -184,8 +191,21 @@ def _cast(x, dt):
 # --------------------------------------------------------------------------
 # binary arithmetic
 
+_FAST_SCALARS = {float: "f", int: "fiu"}
+
+
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
+    # fast path: operands of one dtype, or a Python scalar that does not
+    # change the tensor's dtype (the common case, decided without promotion)
+    if isinstance(a, Tensor):
+        kind = a._data.dtype.kind
+        tb = type(b)
+        if tb is Tensor:
+            if b._data.dtype == a._data.dtype:
+                return _apply(prim, name, (b, a) if reflected else (a, b))
+        elif kind in _FAST_SCALARS.get(tb, ""):
+            return _apply(prim, name, (b, a) if reflected else (a, b), extra_edges=1)
     if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
         b = _tensor_arg(b)
     if not isinstance(a, Tensor) and not isinstance(a, numbers.Number):

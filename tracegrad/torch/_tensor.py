@@ -601,6 +601,13 @@ class Tensor(Tracer):
         pass
 
 
+from . import _autograd as _autograd_module  # noqa: E402
+
+_autograd_module.Tensor = Tensor
+_autograd_module.VersionCounter = VersionCounter
+_autograd_module.Size = Size
+
+
 def _rebuild(data, requires_grad):
     t = Tensor._wrap(data)
     t._requires_grad = requires_grad
