@@ -200,11 +200,10 @@ def _binary(prim, name, a, b, reflected=False):
     # change the tensor's dtype (the common case, decided without promotion)
     if isinstance(a, Tensor):
         kind = a._data.dtype.kind
-        tb = type(b)
-        if tb is Tensor:
+        if isinstance(b, Tensor):
             if b._data.dtype == a._data.dtype:
                 return _apply(prim, name, (b, a) if reflected else (a, b))
-        elif kind in _FAST_SCALARS.get(tb, ""):
+        elif kind in _FAST_SCALARS.get(type(b), ""):
             return _apply(prim, name, (b, a) if reflected else (a, b), extra_edges=1)
     if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
         b = _tensor_arg(b)
