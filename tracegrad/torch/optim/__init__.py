@@ -1,0 +1,10 @@
+"""``tracegrad.torch.optim``: PyTorch's optimizers (``SGD``, ``Adam``, ``AdamW``) and
+learning-rate schedulers (``optim.lr_scheduler``).
+
+Updates are PyTorch's formulas applied in place to the parameters' data
+under ``no_grad``; see :mod:`.optimizer`.
+"""
+from . import lr_scheduler  # noqa: F401
+from .optimizer import SGD, Adam, AdamW, Optimizer  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

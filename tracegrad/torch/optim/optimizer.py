@@ -1,0 +1,487 @@
+"""``optim.Optimizer``, ``SGD``, ``Adam`` and ``AdamW`` (PyTorch's API and update rules).
+
+An optimizer holds ``param_groups`` (dicts with a ``"params"`` list and the
+hyperparameters, filled from the defaults) and a per-parameter ``state``.
+``step()`` updates every parameter that has a gradient, in place under
+``no_grad`` (the parameters keep their identity, their version counters
+advance), with PyTorch's formulas in the parameter's dtype; parameters
+whose ``.grad`` is None (frozen ones, or ones the loss does not reach) are
+skipped, as in PyTorch.  ``state_dict()`` / ``load_state_dict()`` use
+PyTorch's layout: parameters are referred to by their position across the
+groups.
+"""
+import copy
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from .. import _grad_mode
+from .._tensor import Tensor
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "required"]
+
+
+class _Required:
+    """Marker of a hyperparameter without a default."""
+
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class of the optimizers.
+
+    Parameters
+    ----------
+    params : iterable
+        Tensors, ``(name, tensor)`` pairs (as ``named_parameters()`` gives),
+        or dicts defining parameter groups (``{"params": [...], "lr": ...}``).
+    defaults : dict
+        Hyperparameters used where a group does not set them.
+
+    Attributes
+    ----------
+    param_groups : list of dict
+    state : defaultdict
+        Per-parameter state (momentum buffers, moment estimates).
+
+    Raises
+    ------
+    TypeError
+        If ``params`` is a single tensor or holds non-tensors.
+    ValueError
+        For an empty parameter list, a non-leaf tensor or a parameter in two
+        groups.
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {params.type()}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters with its own hyperparameters.
+
+        Parameters
+        ----------
+        param_group : dict
+            ``"params"`` (a tensor, or an iterable of tensors or of
+            ``(name, tensor)`` pairs) and hyperparameters; missing ones come
+            from the defaults.
+
+        Raises
+        ------
+        TypeError
+            If a parameter is not a tensor.
+        ValueError
+            For a non-leaf tensor, a required hyperparameter that is
+            missing, or a parameter already in another group.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        group = dict(param_group)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        params = list(params)
+        names = None
+        if params and isinstance(params[0], tuple):
+            names = [n for n, _ in params]
+            params = [p for _, p in params]
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + type(p).__name__
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        group = {"params": params, **({"param_names": names} if names is not None else {}),
+                 **{k: v for k, v in group.items() if k != "params"}}
+        for key, default in self.defaults.items():
+            if default is required and key not in group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {key}"
+                )
+            group.setdefault(key, default)
+        if len({id(p) for p in params}) != len(params):
+            import warnings
+
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error",
+                UserWarning, stacklevel=3,
+            )
+        existing = {id(p) for g in self.param_groups for p in g["params"]}
+        if existing & {id(p) for p in params}:
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of every parameter.
+
+        Parameters
+        ----------
+        set_to_none : bool, optional
+            True (default): set ``.grad`` to None (a following ``step``
+            skips the parameter).  False: zero it in place.
+        """
+        from ..nn.module import _zero_grad
+
+        for group in self.param_groups:
+            for p in group["params"]:
+                _zero_grad(p, set_to_none)
+
+    def step(self, closure=None):
+        """Update the parameters once (subclasses define the update).
+
+        Parameters
+        ----------
+        closure : callable, optional
+            Re-evaluates the model and returns the loss; called with grad
+            mode on.
+
+        Returns
+        -------
+        object
+            The closure's loss, or None.
+        """
+        loss = None
+        if closure is not None:
+            with _grad_mode.enable_grad():
+                loss = closure()
+        with _grad_mode.no_grad():
+            for group in self.param_groups:
+                self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
+        raise NotImplementedError
+
+    def _params_with_grad(self, group):
+        """``(param, data, grad)`` for every parameter of ``group`` that has a gradient."""
+        out = []
+        for p in group["params"]:
+            g = p._grad
+            if g is None:
+                continue
+            grad = g._data
+            if group.get("maximize"):
+                grad = -grad
+            out.append((p, p._data, grad))
+        return out
+
+    @staticmethod
+    def _bump(p):
+        p._vc.value += 1
+
+    # ------------------------------------------------------------------
+    # state dict
+
+    def state_dict(self):
+        """The optimizer's state, with parameters referred to by position.
+
+        Returns
+        -------
+        dict
+            ``{"state": {index: {...}}, "param_groups": [{..., "params":
+            [indices]}]}``; the state tensors are the live ones (as in
+            PyTorch; copy them to keep a snapshot).
+        """
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            ids = []
+            for p in group["params"]:
+                if id(p) not in index:
+                    index[id(p)] = len(index)
+                ids.append(index[id(p)])
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore a state from :meth:`state_dict` (deep-copied; tensors cast to the parameters' dtypes).
+
+        Parameters
+        ----------
+        state_dict : dict
+
+        Raises
+        ------
+        ValueError
+            If the number of groups, or of parameters in a group, differs.
+        """
+        state_dict = copy.deepcopy(state_dict)
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, theirs in zip(self.param_groups, saved):
+            if len(mine["params"]) != len(theirs["params"]):
+                raise ValueError(
+                    "loaded state dict contains a parameter group that doesn't match the size "
+                    "of optimizer's group"
+                )
+        lookup = {}
+        for mine, theirs in zip(self.param_groups, saved):
+            for p, i in zip(mine["params"], theirs["params"]):
+                lookup[i] = p
+        self.state = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            p = lookup.get(i)
+            if p is None:
+                continue
+            self.state[p] = {k: _cast_state(k, v, p) for k, v in s.items()}
+        new_groups = []
+        for mine, theirs in zip(self.param_groups, saved):
+            g = {k: v for k, v in theirs.items() if k != "params"}
+            g["params"] = mine["params"]
+            new_groups.append(g)
+        self.param_groups = new_groups
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _cast_state(key, value, param):
+    """A loaded state entry: tensors take the parameter's dtype (``step`` stays as saved)."""
+    if isinstance(value, Tensor) and key != "step" and value.is_floating_point():
+        return Tensor._wrap(value._data.astype(param._data.dtype))
+    return value
+
+
+def _check(cond, message):
+    if not cond:
+        raise ValueError(message)
+
+
+def _check_common(lr, weight_decay):
+    _check(float(lr) >= 0.0, f"Invalid learning rate: {lr}")
+    _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with momentum, dampening, weight decay and Nesterov.
+
+    Parameters
+    ----------
+    params : iterable
+        See :class:`Optimizer`.
+    lr : float, optional
+        Default 1e-3 (PyTorch 2.x).
+    momentum : float, optional
+    dampening : float, optional
+    weight_decay : float, optional
+        L2 penalty added to the gradient.
+    nesterov : bool, optional
+    maximize : bool, optional
+        Ascend instead.
+    foreach, differentiable, fused : optional
+        Accepted and stored for compatibility (no effect).
+
+    Raises
+    ------
+    ValueError
+        For a negative ``lr``, ``momentum`` or ``weight_decay``, or Nesterov
+        without momentum or with dampening.
+
+    Notes
+    -----
+    PyTorch's update, per parameter ``p`` with gradient ``g``:
+    ``g += weight_decay * p``; with momentum, ``b = g`` at the first step and
+    ``b = momentum * b + (1 - dampening) * g`` after, then ``g = g +
+    momentum * b`` (Nesterov) or ``g = b``; finally ``p -= lr * g``
+    (Sutskever et al. 2013, "On the importance of initialization and
+    momentum in deep learning", in PyTorch's formulation).
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        _check_common(lr, weight_decay)
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, momentum = group["lr"], group["momentum"]
+        dampening, wd = group["dampening"], group["weight_decay"]
+        for p, data, grad in self._params_with_grad(group):
+            dt = data.dtype.type
+            if wd != 0:
+                grad = grad + dt(wd) * data
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = Tensor._wrap(np.array(grad, dtype=data.dtype))
+                else:
+                    b = buf._data
+                    np.multiply(b, dt(momentum), out=b)
+                    b += dt(1 - dampening) * grad
+                    buf._vc.value += 1
+                grad = grad + dt(momentum) * buf._data if group["nesterov"] else buf._data
+            data -= dt(lr) * grad
+            self._bump(p)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba 2015), with PyTorch's bias correction, AMSGrad and weight decay.
+
+    Parameters
+    ----------
+    params : iterable
+        See :class:`Optimizer`.
+    lr : float, optional
+        Default 1e-3.
+    betas : tuple of float, optional
+        Decay rates of the first and second moment estimates (0.9, 0.999).
+    eps : float, optional
+        Added to the denominator (1e-8).
+    weight_decay : float, optional
+        L2 penalty added to the gradient (or, with ``decoupled_weight_decay``,
+        AdamW's decay of the parameter).
+    amsgrad : bool, optional
+        Use the running maximum of the second moment (Reddi et al. 2018).
+    maximize : bool, optional
+    decoupled_weight_decay : bool, optional
+        AdamW's decoupled decay ``p *= 1 - lr * weight_decay``.
+    foreach, capturable, differentiable, fused : optional
+        Accepted and stored for compatibility (no effect).
+
+    Raises
+    ------
+    ValueError
+        For a negative ``lr``, ``eps`` or ``weight_decay``, or a beta
+        outside ``[0, 1)``.
+
+    Notes
+    -----
+    PyTorch's update at step ``t``: ``m = beta1 m + (1 - beta1) g``,
+    ``v = beta2 v + (1 - beta2) g**2``, ``p -= lr / (1 - beta1**t) * m /
+    (sqrt(v) / sqrt(1 - beta2**t) + eps)`` (with ``v`` replaced by its
+    running maximum for AMSGrad).  The state holds ``step`` (a float32
+    scalar tensor), ``exp_avg``, ``exp_avg_sq`` and ``max_exp_avg_sq``.
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _check_common(lr, weight_decay)
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
+        _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay or self._decoupled)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, (beta1, beta2) = group["lr"], group["betas"]
+        eps, wd, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
+        decoupled = group["decoupled_weight_decay"]
+        for p, data, grad in self._params_with_grad(group):
+            dt = data.dtype.type
+            state = self.state[p]
+            if not state:
+                state["step"] = Tensor._wrap(np.zeros((), np.float32))
+                state["exp_avg"] = Tensor._wrap(np.zeros_like(data))
+                state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(data))
+                if amsgrad:
+                    state["max_exp_avg_sq"] = Tensor._wrap(np.zeros_like(data))
+            step_t = state["step"]
+            step_t._data[...] += 1
+            step = float(step_t._data)
+            if wd != 0:
+                if decoupled:
+                    np.multiply(data, dt(1 - lr * wd), out=data)
+                else:
+                    grad = grad + dt(wd) * data
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            m += (grad - m) * dt(1 - beta1)
+            np.multiply(v, dt(beta2), out=v)
+            v += dt(1 - beta2) * grad * grad
+            bias1 = 1 - beta1 ** step
+            bias2_sqrt = math.sqrt(1 - beta2 ** step)
+            if amsgrad:
+                vmax = state["max_exp_avg_sq"]._data
+                np.maximum(vmax, v, out=vmax)
+                v = vmax
+            denom = np.sqrt(v) / dt(bias2_sqrt) + dt(eps)
+            data -= dt(lr / bias1) * (m / denom)
+            self._bump(p)
+            for key in state:
+                state[key]._vc.value += 1
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov and Hutter 2019).
+
+    Parameters
+    ----------
+    params : iterable
+    lr : float, optional
+    betas : tuple of float, optional
+    eps : float, optional
+    weight_decay : float, optional
+        Default 1e-2: each step first scales the parameter by
+        ``1 - lr * weight_decay``.
+    amsgrad, maximize, foreach, capturable, differentiable, fused : optional
+        As for :class:`Adam`.
+    """
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused)
+
