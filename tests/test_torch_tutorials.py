@@ -302,7 +302,8 @@ print(a.grad_fn)
 
 out.backward()
 print(a.grad)
-''', expected="""\
+''', approx=1e-6,  # float32 sin near pi differs from PyTorch's SLEEF kernel by an ulp
+expected="""\
 tensor([0.0000, 0.2618, 0.5236, 0.7854, 1.0472, 1.3090, 1.5708, 1.8326, 2.0944,
         2.3562, 2.6180, 2.8798, 3.1416, 3.4034, 3.6652, 3.9270, 4.1888, 4.4506,
         4.7124, 4.9742, 5.2360, 5.4978, 5.7596, 6.0214, 6.2832],
@@ -1217,7 +1218,7 @@ def assert_same_text(ours, theirs, approx=None):
     if approx is None:
         assert masked(ours) == masked(theirs)
         return
-    a, b = " ".join(ours.split()), " ".join(theirs.split())
+    a, b = " ".join(masked(ours).split()), " ".join(masked(theirs).split())
     assert _NUMBER.sub("#", a) == _NUMBER.sub("#", b), f"{ours}\n!=\n{theirs}"
     for x, y in zip(_NUMBER.findall(a), _NUMBER.findall(b)):
         assert float(x) == pytest.approx(float(y), rel=approx, abs=approx), f"{x} != {y}"
@@ -1243,7 +1244,7 @@ def run_checked(name):
         assert isinstance(r.error, etype) and str(r.error) == message, (
             f"{name}: expected {etype.__name__}({message!r}), got {r.error!r}")
     if snip.expected is not None:
-        assert masked(r.stdout) == snip.expected
+        assert_same_text(r.stdout, snip.expected, snip.approx)
     return r
 
 

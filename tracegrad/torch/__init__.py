@@ -31,6 +31,27 @@ FloatTensor = DoubleTensor = LongTensor = Tensor  # legacy names (constructors: 
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
 
 
+def _inplace_function(name):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``input.{name}(...)``: the in-place operation as a function."
+    return fn
+
+
+for _name in (
+    "abs_", "clamp_", "clip_", "detach_", "exp_", "fill_", "log_", "neg_", "relu_",
+    "sigmoid_", "sqrt_", "tanh_", "zero_", "sin_", "cos_", "tan_", "asin_", "arcsin_",
+    "acos_", "arccos_", "atan_", "arctan_", "sinh_", "cosh_", "asinh_", "arcsinh_", "acosh_",
+    "arccosh_", "atanh_", "arctanh_", "exp2_", "expm1_", "log2_", "log10_", "log1p_",
+    "rsqrt_", "reciprocal_", "square_", "floor_", "ceil_", "round_", "trunc_", "fix_",
+    "erf_", "negative_", "clamp_min_", "clamp_max_",
+):
+    globals()[_name] = _inplace_function(_name)
+del _name
+
+
 def is_floating_point(input):
     """True for a floating-point tensor."""
     return input.is_floating_point()

@@ -16,6 +16,8 @@ a division); :func:`group` names the last node after the operation, so
 ``grad_fn`` and ``next_functions`` show PyTorch's graph while the engine
 works on the finer one.
 """
+import re
+
 import numpy as np
 
 from ..interpreters.core import Trace, Tracer, _ctx
@@ -100,6 +102,18 @@ class _RemovableHandle:
         self.remove()
 
 
+def _derived_edges(node):
+    """A one-primitive node's edges: its tensor arguments, in order."""
+    by_index = {i: (parent, k) for i, parent, k in node.parents}
+    edges = []
+    for i, a in enumerate(node.primals or ()):
+        if isinstance(a, Tensor):
+            p = by_index.get(i)
+            edges.append(None if p is None else p)
+    edges += [None] * node.meta.scalar_slots
+    return edges
+
+
 class GradFn:
     """A ``grad_fn``: the PyTorch-facing view of one recorded operation.
 
@@ -123,14 +137,8 @@ class GradFn:
     def next_functions(self):
         node = self._node
         edges = node.meta.edges
-        if edges is None:  # one primitive: its tensor arguments, in order
-            by_index = {i: (parent, k) for i, parent, k in node.parents}
-            edges = []
-            for i, a in enumerate(node.primals or ()):
-                if isinstance(a, Tensor):
-                    p = by_index.get(i)
-                    edges.append(None if p is None else p)
-            edges += [None] * node.meta.scalar_slots
+        if edges is None:
+            edges = _derived_edges(node)
         out = []
         for e in edges:
             if e is None:
@@ -317,6 +325,8 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
                     parents.append((i, node, a._out_index))
             if idx == "all" or i in idx:
                 vc = a._vc
+                if type(vc) is not VersionCounter:
+                    _inference_saved()
                 saved.append((i, vc, vc.value))
     if prim.multiple_results:
         counters = [VersionCounter() for _ in out]
@@ -330,6 +340,15 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
+
+
+def _inference_saved():
+    raise RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors "
+        "created in inference mode in computation tracked by autograd. To work around "
+        "this, you can make a clone to get a normal tensor and use it in autograd, or "
+        "use `torch.no_grad()` instead of `torch.inference_mode()`."
+    )
 
 
 def group(out, name, inputs, scalar_slots=0):
@@ -361,25 +380,39 @@ def group(out, name, inputs, scalar_slots=0):
 def _check_saved(meta, node):
     for i, counter, version in meta.saved:
         if counter.value != version:
-            raise _modified_error(node.primals[i], counter.value, version)
+            value = node.primals[i]
+            grad_fn = value.grad_fn if isinstance(value, Tensor) else None
+            raise version_error(value, counter.value, version,
+                                None if grad_fn is None else grad_fn.name())
     if meta.reads_output:
         for counter, version in meta.out_versions:
             if counter.value != version:
-                raise _modified_error(node.ans, counter.value, version, output=True)
+                raise version_error(node.ans, counter.value, version, meta.name)
 
 
-def _modified_error(value, now, then, output=False):
+def version_error(value, now, then, producer=None):
+    """PyTorch's RuntimeError for a saved value modified in place after saving.
+
+    ``producer`` is the name of the node the value is an output of (its
+    ``grad_fn``; for a saved output, the node that saved it), shown as
+    PyTorch shows it (``MulBackward0`` -> ``Mul``); None for leaves.
+    """
+
     data = value._data if hasattr(value, "_data") else np.asarray(value)
-    kind = {np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor"}.get(
+    kind = {np.dtype(np.float32): "FloatTensor", np.dtype(np.float64): "DoubleTensor",
+            np.dtype(np.float16): "HalfTensor", np.dtype(np.int64): "LongTensor",
+            np.dtype(np.int32): "IntTensor", np.dtype(np.bool_): "BoolTensor"}.get(
         data.dtype, "Tensor")
     shape = list(data.shape)
+    which = ""
+    if producer is not None:
+        which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer)},"
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by "
-        f"an inplace operation: [torch.{kind} {shape}]"
-        f"{', which is output 0 of the operation,' if output else ''} is at version "
-        f"{now}; expected version {then} instead. Hint: the operation modified in "
-        "place after it was used must be made out-of-place (or apply it to a "
-        ".clone())."
+        f"an inplace operation: [torch.{kind} {shape}]{which} is at version "
+        f"{now}; expected version {then} instead. Hint: enable anomaly detection to "
+        "find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 
@@ -410,12 +443,15 @@ def _unpack_tensors(node):
 def _releasable(node):
     meta = node.meta
     if meta.saved or meta.reads_output:
-        return True
-    ctx = getattr(node.prim, "ctx", None)  # a custom Function that saved tensors
-    if ctx is not None and getattr(ctx, "_saved", None):
-        ctx._freed = True
-        return True
-    return False
+        release = True
+    else:
+        ctx = getattr(node.prim, "ctx", None)  # a custom Function that saved tensors
+        release = ctx is not None and bool(getattr(ctx, "_saved", None))
+        if release:
+            ctx._freed = True
+    if release and meta.edges is None:
+        meta.edges = _derived_edges(node)  # the graph keeps its structure once freed
+    return release
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
@@ -449,11 +485,15 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     wanted = None if inputs is None else list(inputs)
     captured = {}
     if wanted is not None:
+        if accumulate and not wanted:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in wanted:
             if not isinstance(t, Tensor):
                 raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
             if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+                raise RuntimeError(
+                    "can't retain_grad on Tensor that has requires_grad=False" if accumulate
+                    else "One of the differentiated Tensors does not require grad")
     want_nodes = {}
     if wanted is not None:
         for i, t in enumerate(wanted):
@@ -649,7 +689,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     elif materialize_grads and not allow_unused:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if grad_outputs is None:
@@ -659,18 +700,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     else:
         gos = tuple(grad_outputs)
     if len(gos) != len(outs):
-        raise RuntimeError(
-            f"grad requires one grad_output per output: got {len(gos)} for {len(outs)} outputs"
-        )
+        raise RuntimeError(f"got {len(outs)} tensors and {len(gos)} gradients")
     res = run_backward(outs, gos, retain_graph, create_graph, inputs=ins,
                        accumulate=False)
     final = []
-    for t, g in zip(ins, res):
+    for index, (t, g) in enumerate(zip(ins, res)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {index} appears to not have been "
+                    "used in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 g = Tensor._wrap(np.zeros_like(t._data))

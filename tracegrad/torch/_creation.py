@@ -74,7 +74,10 @@ def _untensor(data):
 def _leaf(arr, requires_grad):
     t = Tensor._wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        if arr.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
     return t
 
 
@@ -196,8 +199,23 @@ def arange(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     check_device(device)
-    return _leaf(np.linspace(float(start), float(end), int(steps)).astype(_dt(dtype).dtype),
-                 requires_grad)
+    dt = _dt(dtype).dtype
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps <= 1:
+        return _leaf(np.full(steps, start, dtype=dt), requires_grad)
+    # PyTorch's arithmetic, in the result's precision: the first half counts up
+    # from start, the second half down from end (so both ends are exact).
+    work = dt if dt.kind == "f" else np.dtype(np.float64)
+    lo, hi = work.type(start), work.type(end)
+    step = (hi - lo) / work.type(steps - 1)
+    idx = np.arange(steps)
+    half = steps // 2
+    out = np.empty(steps, dtype=work)
+    out[:half] = lo + step * idx[:half].astype(work)
+    out[half:] = hi - step * (steps - 1 - idx[half:]).astype(work)
+    return _leaf(out.astype(dt), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):

@@ -84,6 +84,24 @@ _BY_NP = {d._np: d for d in (float16, float32, float64, int8, int16, int32, int6
                              bool, complex64, complex128)}
 
 
+_CPP = {"float16": ("c10::Half", "Half"), "float32": ("float", "Float"),
+        "float64": ("double", "Double"), "int8": ("signed char", "Char"),
+        "int16": ("short int", "Short"), "int32": ("int", "Int"), "int64": ("long int", "Long"),
+        "uint8": ("unsigned char", "Byte"), "bool": ("bool", "Bool"),
+        "complex64": ("c10::complex<float>", "ComplexFloat"),
+        "complex128": ("c10::complex<double>", "ComplexDouble")}
+
+
+def cpp_name(np_dtype):
+    """The C++ type name PyTorch's messages use for a dtype (``float32`` -> ``float``)."""
+    return _CPP.get(np.dtype(np_dtype).name, (np.dtype(np_dtype).name,))[0]
+
+
+def scalar_type_name(np_dtype):
+    """PyTorch's ScalarType name of a dtype (``float32`` -> ``Float``)."""
+    return _CPP.get(np.dtype(np_dtype).name, (None, np.dtype(np_dtype).name))[1]
+
+
 def as_dtype(d):
     """The :class:`dtype` for a tracegrad dtype, NumPy dtype or Python type.
 

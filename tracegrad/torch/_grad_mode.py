@@ -37,7 +37,7 @@ class _Mode:
 
     def __call__(self, fn):
         if inspect.isgeneratorfunction(fn):
-            raise TypeError("grad-mode decorators on generator functions are not supported")
+            return self._wrap_generator(fn)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -47,6 +47,33 @@ class _Mode:
         return wrapper
 
     _args = ()
+
+    def _wrap_generator(self, fn):
+        # The mode holds while the generator's own code runs (each resumption),
+        # not while its consumer runs, as in PyTorch.
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                with self.__class__(*self._args):
+                    item = gen.send(None)
+                while True:
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        with self.__class__(*self._args):
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # thrown into the generator
+                        with self.__class__(*self._args):
+                            item = gen.throw(exc)
+                    else:
+                        with self.__class__(*self._args):
+                            item = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+        return wrapper
 
     def __enter__(self):
         self._prev = (_state.enabled, _state.inference)
@@ -107,6 +134,12 @@ class inference_mode(_Mode):  # noqa: N801
     mode : bool, optional
         ``inference_mode(False)`` is a no-op.
     """
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            # @inference_mode without parentheses decorates directly
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self._args = (bool(mode),)

@@ -13,7 +13,7 @@ import numpy as np
 from ..primitives import ops
 from . import _dtype, _grad_mode, _ops
 from ._autograd import group
-from ._tensor import Tensor
+from ._tensor import Tensor, VersionCounter
 
 __all__ = ["install"]
 
@@ -97,18 +97,35 @@ def setitem(self, idx, value):
     def fn(x, v):
         return _IndexUpdateHelper(x)[idx].set(_ops._cast(v, self._data.dtype) if isinstance(v, Tensor) else v)
 
-    return _inplace(self, fn, value, reads_self=False, name="torch::autograd::CopySlices")
+    return _inplace(self, fn, value, reads_self=False, name=_COPY_SLICES)
 
 
 # --------------------------------------------------------------------------
 # in-place operations
 
 
+_COPY_SLICES = "torch::autograd::CopySlices"
+
+
 def _inplace(self, fn, *args, reads_self=True, name=None):
     """Apply ``fn(self, *args)`` in place (PyTorch's in-place rules)."""
     grad_mode = _grad_mode._state.enabled
-    if grad_mode and self._requires_grad and self._node is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if type(self._vc) is not VersionCounter and not _grad_mode._state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+            "make a clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
+    if grad_mode and self._requires_grad:
+        base = self._base
+        if self._node is None:
+            # self[idx] = v writes through a view of self (PyTorch's CopySlices)
+            raise RuntimeError(
+                ("a view of a leaf Variable" if name == _COPY_SLICES else "a leaf Variable")
+                + " that requires grad is being used in an in-place operation.")
+        if base is not None and base._requires_grad and base._node is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
     tracking = grad_mode and (self._requires_grad or _ops._needs_grad(*args))
     if tracking and self._base is not None and (self._base._requires_grad or self._requires_grad):
         raise RuntimeError(
@@ -314,6 +331,14 @@ def _log_softmax(self, dim, dtype=None):
     return _ops.log_softmax(self, dim, dtype)
 
 
+# unary operations whose in-place form is the out-of-place one written back
+_INPLACE_UNARY = (
+    "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh",
+    "cosh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "exp2", "expm1",
+    "log2", "log10", "log1p", "rsqrt", "reciprocal", "square", "floor", "ceil", "round",
+    "trunc", "fix", "sign", "erf", "negative", "absolute", "clamp_min", "clamp_max",
+)
+
 _METHODS = {
     # operators
     "__add__": _binop(_ops.add), "__radd__": _binop(_ops.add, True),
@@ -347,6 +372,7 @@ _METHODS = {
     "log_": _inplace_unary(_ops.log), "sqrt_": _inplace_unary(_ops.sqrt),
     "tanh_": _inplace_unary(_ops.tanh), "sigmoid_": _inplace_unary(_ops.sigmoid),
     "relu_": _inplace_unary(_ops.relu), "abs_": _inplace_unary(_ops.abs),
+    **{f"{n}_": _inplace_unary(getattr(_ops, n)) for n in _INPLACE_UNARY},
     "masked_fill_": _inplace_binary(_ops.masked_fill),
     "zero_": zero_, "fill_": fill_, "copy_": copy_,
     # methods that are torch functions with self first

@@ -1262,9 +1262,11 @@ def matmul(input, other):
             else "UnsafeViewBackward0")
     if na == 0 or nb == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D")
-    if a._data.dtype == dt and b._data.dtype == dt:
-        return _apply(_prims["matmul"], name, (a, b))
-    return _composite(name, lambda: ops.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
+    if a._data.dtype == dt and b._data.dtype == dt and na >= 2 and nb >= 2:
+        return _apply(_prims["matmul"], name, (a, b))  # the primitive takes rank >= 2
+    from .. import numpy as tnp
+
+    return _composite(name, lambda: tnp.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
 
 
 @_public

@@ -32,6 +32,13 @@ class VersionCounter:
         self.value = 0
 
 
+class InferenceCounter(VersionCounter):
+    """The counter of an inference tensor (created under ``inference_mode``):
+    such tensors track no version and cannot be saved for backward."""
+
+    __slots__ = ()
+
+
 class Size(tuple):
     """A tensor's shape: a tuple that prints as ``torch.Size([2, 3])``."""
 
@@ -157,7 +164,9 @@ class Tensor(Tracer):
         self._grad = None
         self._node = node
         self._out_index = out_index
-        self._vc = VersionCounter() if version is None else version
+        if version is None:
+            version = InferenceCounter() if _grad_mode._state.inference else VersionCounter()
+        self._vc = version
         self._retains_grad = False
         self._leaf_node = None
         self._acc = None
@@ -311,7 +320,7 @@ class Tensor(Tracer):
         flag = bool(flag)
         if self._node is not None:
             if flag:
-                return
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want "
                 "to use a computed variable in a subgraph that doesn't require "
@@ -324,7 +333,15 @@ class Tensor(Tracer):
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place and return ``self``."""
+        """Set ``requires_grad`` in place and return ``self``.
+
+        On a non-leaf, ``requires_grad_(True)`` is a no-op (it already
+        requires grad) and ``requires_grad_(False)`` raises RuntimeError.
+        """
+        if self._node is not None and requires_grad:
+            return self
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -346,7 +363,8 @@ class Tensor(Tracer):
                 "autograd.backward(). If you indeed want the .grad field to be populated "
                 "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
                 "access the non-leaf Tensor by mistake, make sure you access the leaf "
-                "Tensor instead.",
+                "Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                "information.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -359,11 +377,19 @@ class Tensor(Tracer):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size: {value.shape} vs {self.shape}"
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the "
+                    "gradient and the tensor are the same size"
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"assigned grad has data of a different type: {value.dtype} vs {self.dtype}"
+                    f"attempting to assign a gradient with dtype '{_dtype.cpp_name(value._data.dtype)}'"
+                    f" to a tensor with grad_dtype '{_dtype.scalar_type_name(self._data.dtype)}'. "
+                    "The gradient must match the tensor's grad_dtype (defaults to the tensor's "
+                    "dtype). You can set the tensor's grad_dtype attribute with a specific dtype, "
+                    "or None to allow any dtype. Set grad_dtype with caution. Diverging the "
+                    "dtypes of a tensor and its gradient may break downstream systems that "
+                    "assume they match."
                 )
         self._grad = value
 
@@ -378,7 +404,13 @@ class Tensor(Tracer):
     @property
     def _version(self):
         """How many times this tensor's data was modified in place (PyTorch's ``_version``)."""
+        if type(self._vc) is InferenceCounter:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
+
+    def is_inference(self):
+        """True if this tensor was created under ``inference_mode()``."""
+        return type(self._vc) is InferenceCounter
 
     @property
     def data(self):

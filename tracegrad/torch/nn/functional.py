@@ -713,16 +713,18 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, cdim):
     return _ops.div(total, logp.numel() // n_classes)
 
 
-def _clamped_log(v):
-    """``max(log(v), -100)`` with finite derivatives at ``v = 0`` (PyTorch's BCE clamp)."""
-    pos = ops.gt(v, 0)
-    safe = ops.select(pos, v, 1.0)
-    return ops.clip(ops.select(pos, ops.log(safe), -100.0), -100.0, None)
+def _clamped_log(fn, v, ok, safe):
+    """``max(fn(v), -100)`` where ``ok``, -100 elsewhere; ``fn`` only sees valid
+    arguments, so derivatives stay finite where ``v`` hits the edge (0 or 1)."""
+    arg = ops.select(ok, v, safe)
+    return ops.clip(ops.select(ok, fn(arg), -100.0), -100.0, None)
 
 
 def _bce(x, y, w, reduction):
-    loss = ops.neg(ops.add(ops.mul(y, _clamped_log(x)),
-                           ops.mul(ops.sub(1.0, y), _clamped_log(ops.sub(1.0, x)))))
+    # PyTorch's arrangement (t - 1) * log(1 - x) - t * log(x), logs clamped at -100
+    log_x = _clamped_log(ops.log, x, ops.gt(x, 0), 1.0)
+    log_1mx = _clamped_log(ops.log1p, ops.neg(x), ops.lt(x, 1), 0.0)
+    loss = ops.sub(ops.mul(ops.sub(y, 1.0), log_1mx), ops.mul(y, log_x))
     if w is not None:
         loss = ops.mul(loss, w)
     return _reduce(loss, reduction)
@@ -749,9 +751,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     Tensor
         ``grad_fn`` ``BinaryCrossEntropyBackward0``.  Each log is clamped
         below at -100, as PyTorch does, so ``input`` of exactly 0 or 1 gives a
-        finite loss; the derivative there is that of the clamped function
-        (PyTorch's hand-written rule instead divides by ``max(x(1-x), 1e-12)``,
-        which differs only within 1e-12 of 0 and 1).
+        finite loss (100 where the target disagrees).
+
+    Notes
+    -----
+    The derivative is that of the clamped formula, ``(x - t) / (x (1 - x))``
+    inside ``(0, 1)``.  At ``x`` exactly 0 or 1 it differs from PyTorch's
+    hand-written rule ``(x - t) / max(x (1 - x), 1e-12)``: for ``x = 0`` it
+    is ``1 - t`` (the derivative of the unclamped ``-(1 - t) log(1 - x)``
+    term; PyTorch: ``-t * 1e12``), for ``x = 1`` it is ``-t``, and it also
+    differs for ``0 < x (1 - x) < 1e-12`` (PyTorch divides by 1e-12).
 
     Raises
     ------
