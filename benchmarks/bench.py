@@ -35,10 +35,15 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no accelerator probing
 
 LIBS = ("tracegrad", "autograd", "torch", "jax")
 PEERS = LIBS[1:]
-WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "cold")
+WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "torch_chain", "torch_mlp", "cold")
+# torch_*: the same workload written PyTorch-style (tensors with requires_grad,
+# loss.backward(), .grad), run by tracegrad.torch (the "tracegrad" column) and
+# by PyTorch; the other libraries have no such API and sit these out.
+TORCH_STYLE = ("torch_chain", "torch_mlp")
 
 # The issue's targets: workload -> (peer, largest allowed tracegrad/peer ratio).
-RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0)}
+RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0),
+                 "torch_chain": ("torch", 1.0), "torch_mlp": ("torch", 1.2)}
 COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
 
 
@@ -47,6 +52,7 @@ COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
 
 def make_data(workload, seed=0):
     """The inputs of ``workload`` as float64 NumPy arrays (labels int64)."""
+    workload = workload.removeprefix("torch_")
     rng = np.random.default_rng(seed)
     if workload == "chain":
         return {"x": rng.standard_normal(16)}
@@ -122,7 +128,42 @@ def log_softmax_xent(xp, log_softmax):
 # to_numpy turns that into a flat list of float64 arrays (in the order
 # W1, b1, W2, b2 for the MLP) for the agreement check.
 
+class NotApplicable(Exception):
+    """The library has no API for this workload (it sits the row out)."""
+
+
+def torch_style_setup(torch, workload, d):
+    """``run()`` for a PyTorch-style workload on ``torch`` (real or tracegrad's).
+
+    The code is what a PyTorch user writes: leaves with ``requires_grad``,
+    the loss, ``loss.backward()``, then the leaves' ``.grad`` (reset to None
+    before each step, as ``optimizer.zero_grad()`` does).
+    """
+    F = torch.nn.functional
+
+    def tensor(a):
+        return torch.from_numpy(np.array(a))
+
+    d = {k: tuple(map(tensor, v)) if isinstance(v, tuple) else tensor(v) for k, v in d.items()}
+    fn, arg, _ = workload_spec(workload.removeprefix("torch_"), torch, d, F.cross_entropy)
+    leaves = list(arg) if isinstance(arg, tuple) else [arg]
+    for leaf in leaves:
+        leaf.requires_grad_(True)
+
+    def run():
+        for leaf in leaves:
+            leaf.grad = None
+        fn(arg).backward()
+        return [leaf.grad for leaf in leaves]
+
+    return run
+
+
 def tracegrad_setup(workload, d):
+    if workload in TORCH_STYLE:
+        import tracegrad.torch
+
+        return torch_style_setup(tracegrad.torch, workload, d)
     import tracegrad as tg
     import tracegrad.numpy as tnp
 
@@ -137,6 +178,8 @@ def tracegrad_setup(workload, d):
 
 
 def autograd_setup(workload, d):
+    if workload in TORCH_STYLE:
+        raise NotApplicable
     import autograd
     import autograd.numpy as anp
     from autograd.scipy.special import logsumexp
@@ -151,6 +194,8 @@ def autograd_setup(workload, d):
 
 
 def jax_setup(workload, d):
+    if workload in TORCH_STYLE:
+        raise NotApplicable
     import jax
     import jax.numpy as jnp
 
@@ -164,6 +209,9 @@ def jax_setup(workload, d):
 
 def torch_setup(workload, d):
     import torch
+
+    if workload in TORCH_STYLE:
+        return torch_style_setup(torch, workload, d)
     import torch.nn.functional as F
 
     def tensor(a):
@@ -360,6 +408,8 @@ def bench_workload(workload, libs, args):
         try:
             runs[name] = SETUPS[name](workload, data)
             runs[name]()  # fail here, not in the timing loop
+        except NotApplicable:
+            runs.pop(name, None)
         except Exception as e:  # noqa: BLE001 - report and go on without it
             message = f"{workload}: {name} failed: {type(e).__name__}: {e}"
             if name == "tracegrad":

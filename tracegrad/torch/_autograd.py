@@ -164,8 +164,9 @@ class GradFn:
         """``fn(grad_inputs, grad_outputs)``, called after this node's backward.
 
         tracegrad passes the output cotangents as ``grad_outputs`` and, as
-        ``grad_inputs``, None (the per-input cotangents are summed inside the
-        engine); a return value is ignored.
+        ``grad_inputs``, a tuple of None, one per ``next_functions`` entry (the
+        per-input cotangents are summed inside the engine); a return value is
+        ignored.
         """
         meta = self._node.meta
         if meta.fn_hooks is None:
@@ -517,8 +518,11 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 for i in want_nodes.get((id(node), k), ()):
                     captured[i] = c
         if meta.fn_hooks:
+            # grad_inputs: one None per next_functions entry (the engine sums
+            # per-input cotangents itself; a documented difference)
+            no_inputs = (None,) * len(facade(node).next_functions)
             for h in list(meta.fn_hooks):
-                h((None,), _as_tensor_tuple(ct, create_graph, node))
+                h(no_inputs, _as_tensor_tuple(ct, create_graph, node))
         return ct
 
     prev = _ctx.trace

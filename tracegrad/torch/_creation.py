@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from . import _dtype
-from ._tensor import Size, Tensor, check_device
+from ._tensor import COMPLEX_GRAD, Size, Tensor, check_device
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye",
@@ -77,6 +77,8 @@ def _leaf(arr, requires_grad):
         if arr.dtype.kind not in "fc":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients")
+        if arr.dtype.kind == "c":
+            raise NotImplementedError(COMPLEX_GRAD)
         t._requires_grad = True
     return t
 

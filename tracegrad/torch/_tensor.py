@@ -32,6 +32,13 @@ class VersionCounter:
         self.value = 0
 
 
+COMPLEX_GRAD = (
+    "tracegrad.torch does not differentiate complex tensors (PyTorch does, with "
+    "Wirtinger calculus); differentiate the real and imaginary parts as separate "
+    "real tensors (torch.view_as_real is not available either)."
+)
+
+
 class InferenceCounter(VersionCounter):
     """The counter of an inference tensor (created under ``inference_mode``):
     such tensors track no version and cannot be saved for backward."""
@@ -330,6 +337,8 @@ class Tensor(Tracer):
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
             )
+        if flag and self._data.dtype.kind == "c":
+            raise NotImplementedError(COMPLEX_GRAD)
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
