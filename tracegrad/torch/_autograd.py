@@ -102,14 +102,20 @@ class _RemovableHandle:
         self.remove()
 
 
+class _TensorPositions(tuple):
+    """``meta.edges`` of a freed one-primitive node: where its tensor
+    arguments were (the edges are derived from these on demand)."""
+
+    __slots__ = ()
+
+
 def _derived_edges(node):
     """A one-primitive node's edges: its tensor arguments, in order."""
     by_index = {i: (parent, k) for i, parent, k in node.parents}
-    edges = []
-    for i, a in enumerate(node.primals or ()):
-        if isinstance(a, Tensor):
-            p = by_index.get(i)
-            edges.append(None if p is None else p)
+    positions = node.meta.edges
+    if positions is None:
+        positions = [i for i, a in enumerate(node.primals or ()) if isinstance(a, Tensor)]
+    edges = [by_index.get(i) for i in positions]
     edges += [None] * node.meta.scalar_slots
     return edges
 
@@ -137,7 +143,7 @@ class GradFn:
     def next_functions(self):
         node = self._node
         edges = node.meta.edges
-        if edges is None:
+        if edges is None or type(edges) is _TensorPositions:
             edges = _derived_edges(node)
         out = []
         for e in edges:
@@ -385,13 +391,15 @@ def _check_saved(meta, node):
             grad_fn = value.grad_fn if isinstance(value, Tensor) else None
             raise version_error(value, counter.value, version,
                                 None if grad_fn is None else grad_fn.name())
+            # (PyTorch 2.13 says "output 0" here whatever the tensor's output_nr)
     if meta.reads_output:
-        for counter, version in meta.out_versions:
+        for k, (counter, version) in enumerate(meta.out_versions):
             if counter.value != version:
-                raise version_error(node.ans, counter.value, version, meta.name)
+                ans = node.ans[k] if node.prim.multiple_results else node.ans
+                raise version_error(ans, counter.value, version, facade(node).name(), k)
 
 
-def version_error(value, now, then, producer=None):
+def version_error(value, now, then, producer=None, output_index=0):
     """PyTorch's RuntimeError for a saved value modified in place after saving.
 
     ``producer`` is the name of the node the value is an output of (its
@@ -407,7 +415,8 @@ def version_error(value, now, then, producer=None):
     shape = list(data.shape)
     which = ""
     if producer is not None:
-        which = f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer)},"
+        which = (f", which is output {output_index} of "
+                 f"{re.sub(r'Backward[0-9]*$', '', producer)},")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by "
         f"an inplace operation: [torch.{kind} {shape}]{which} is at version "
@@ -450,8 +459,9 @@ def _releasable(node):
         release = ctx is not None and bool(getattr(ctx, "_saved", None))
         if release:
             ctx._freed = True
-    if release and meta.edges is None:
-        meta.edges = _derived_edges(node)  # the graph keeps its structure once freed
+    if release and meta.edges is None:  # the graph keeps its structure once freed
+        meta.edges = _TensorPositions(
+            [i for i, a in enumerate(node.primals) if isinstance(a, Tensor)])
     return release
 
 
@@ -503,13 +513,13 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
 
     def on_cotangent(node, ct):
         meta = node.meta
+        if meta.hooks:  # tensor hooks first; grad_fn prehooks see their result
+            ct = _run_tensor_hooks(meta, ct, node, create_graph)
         if meta.prehooks:
             for h in list(meta.prehooks):
                 r = h(_as_tensor_tuple(ct, create_graph, node))
                 if r is not None:
                     ct = _from_tensor_tuple(r, node)
-        if meta.hooks:
-            ct = _run_tensor_hooks(meta, ct, node, create_graph)
         if meta.retained:
             _retain(meta, ct, node, create_graph)
         if want_nodes:

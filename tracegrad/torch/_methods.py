@@ -107,6 +107,25 @@ def setitem(self, idx, value):
 _COPY_SLICES = "torch::autograd::CopySlices"
 
 
+def _check_custom_function_view(self):
+    """PyTorch's refusal to modify in place a view a custom Function returned."""
+    from .autograd.function import BackwardCFunction
+
+    fn = self._node.meta.facade
+    if isinstance(fn, BackwardCFunction):
+        name = fn.name()
+        if name.endswith("Backward"):
+            name = name[: -len("Backward")]
+        raise RuntimeError(
+            f"Output {self._out_index} of {name} is a view and is being modified inplace. "
+            "This view was created inside a custom Function (or because an input was "
+            "returned as-is) and the autograd logic to handle view+inplace would override "
+            "the custom backward associated with the custom Function, leading to incorrect "
+            "gradients. This behavior is forbidden. You can fix this by cloning the output "
+            "of the custom Function."
+        )
+
+
 def _inplace(self, fn, *args, reads_self=True, name=None):
     """Apply ``fn(self, *args)`` in place (PyTorch's in-place rules)."""
     grad_mode = _grad_mode._state.enabled
@@ -118,6 +137,8 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
         )
     if grad_mode and self._requires_grad:
         base = self._base
+        if base is not None and self._node is not None:
+            _check_custom_function_view(self)
         if self._node is None:
             # self[idx] = v writes through a view of self (PyTorch's CopySlices)
             raise RuntimeError(

@@ -538,10 +538,10 @@ class Tensor(Tracer):
         Raises
         ------
         RuntimeError
-            If the tensor requires grad (use ``detach().numpy()``), unless
-            ``force=True`` (then a copy).
+            If the tensor requires grad and grad mode is on (use
+            ``detach().numpy()``), unless ``force=True`` (then a copy).
         """
-        if self._requires_grad:
+        if self._requires_grad and _grad_mode._state.enabled:
             if force:
                 return np.array(self._data)
             raise RuntimeError(

@@ -1,16 +1,18 @@
 """``tracegrad.torch.autograd``: ``grad``, ``backward``, ``Variable``, ``Function``.
 
-``functional`` (jacobian, hessian, vjp, jvp, hvp, vhp) is a submodule.
+``functional`` (jacobian, hessian, vjp, jvp, hvp, vhp) and ``function``
+(``Function``, ``FunctionCtx``, ``once_differentiable``) are submodules.
 """
 import warnings
 
 from .._autograd import grad, run_backward
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from .._tensor import Tensor
-from ._function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from . import function  # noqa: F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 
 __all__ = ["grad", "backward", "Variable", "Function", "FunctionCtx", "no_grad",
-           "enable_grad", "set_grad_enabled", "functional", "graph"]
+           "enable_grad", "set_grad_enabled", "functional", "function", "graph"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
