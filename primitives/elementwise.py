@@ -27,6 +27,7 @@ from .core import (
     shape_of,
 )
 from . import ops, vecmath
+from .batching import defbatch_elementwise, elementwise_batch_rule
 from .kernels import FLOAT_DTYPES, kernel
 from .structural import convert_element_type, defvjp_broadcasting
 
@@ -66,6 +67,7 @@ def _primitive(name, np_fn, impl=None):
     prim = Primitive(name)
     prim.def_impl(np_fn if impl is None else impl)
     prim.def_abstract_eval(_elementwise_aval(np_fn))
+    prim.batch = elementwise_batch_rule(prim)
     return prim
 
 
@@ -338,6 +340,7 @@ def _tanh_grad_impl(g, y):
 
 
 tanh_grad_p.def_abstract_eval(_elementwise_aval(lambda g, y: g * (1.0 - y * y)))
+defbatch_elementwise(tanh_grad_p)
 # d/dg: linear; d/dy: -2 g y
 defjvp(
     tanh_grad_p,
@@ -533,6 +536,9 @@ def _integer_pow_impl(x, *, y):
 @integer_pow_p.def_abstract_eval
 def _integer_pow_aval(x, *, y):
     return ShapedArray(x.shape, np.result_type(np.power(np.zeros((), x.dtype), y)))
+
+
+defbatch_elementwise(integer_pow_p)
 
 
 def _integer_pow_deriv(ans, x, *, y):
@@ -735,6 +741,7 @@ def _clip_impl(x, lo, hi):
 
 
 clip_p.def_abstract_eval(_elementwise_aval(np.clip))
+defbatch_elementwise(clip_p)
 
 
 def _clip_pass(x, lo, hi):
@@ -875,6 +882,7 @@ stop_gradient_p = Primitive("stop_gradient")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
 def_nondifferentiable(stop_gradient_p)
+defbatch_elementwise(stop_gradient_p)
 
 
 def stop_gradient(x):

@@ -48,6 +48,7 @@ from .elementwise import (
     square,
     sub,
 )
+from .batching import defbatch_axes, defbatch_elementwise
 from .kernels import FLOAT_DTYPES, ensure_numba
 from .structural import _expand_reduced, defvjp_broadcasting, reduce_sum
 
@@ -252,6 +253,7 @@ def _sigmoid_numpy(x):
 
 
 sigmoid_p = Primitive("sigmoid")
+defbatch_elementwise(sigmoid_p)
 
 
 @sigmoid_p.def_impl
@@ -278,6 +280,7 @@ def sigmoid(x):
 # sigmoid_grad(g, s) = g * s * (1 - s): the sigmoid derivative at s = sigmoid(x)
 
 sigmoid_grad_p = Primitive("sigmoid_grad")
+defbatch_elementwise(sigmoid_grad_p)
 
 
 @sigmoid_grad_p.def_impl
@@ -322,6 +325,7 @@ def sigmoid_grad(g, s):
 # softplus
 
 softplus_p = Primitive("softplus")
+defbatch_elementwise(softplus_p)
 
 
 @softplus_p.def_impl
@@ -349,6 +353,7 @@ def softplus(x):
 # softplus_grad(g, x) = g * sigmoid(x): the softplus derivative, fused
 
 softplus_grad_p = Primitive("softplus_grad")
+defbatch_elementwise(softplus_grad_p)
 
 
 @softplus_grad_p.def_impl
@@ -389,6 +394,7 @@ def softplus_grad(g, x):
 # relu: max(x, 0) with relu'(0) = 0 (maximum would split the tie, giving 0.5)
 
 relu_p = Primitive("relu")
+defbatch_elementwise(relu_p)
 
 
 @relu_p.def_impl
@@ -410,6 +416,7 @@ def relu(x):
 # erf (for the exact gelu)
 
 erf_p = Primitive("erf")
+defbatch_elementwise(erf_p)
 
 
 @erf_p.def_impl
@@ -448,6 +455,7 @@ def _softmax_numpy(x, axis):
 
 
 softmax_p = Primitive("softmax")
+defbatch_axes(softmax_p)
 
 
 @softmax_p.def_impl
@@ -476,6 +484,7 @@ def softmax(x, axes):
 # softmax_grad(g, y) = y * (g - sum(g * y)): the softmax JVP/VJP at y = softmax(x)
 
 softmax_grad_p = Primitive("softmax_grad")
+defbatch_axes(softmax_grad_p)
 
 
 @softmax_grad_p.def_impl
@@ -532,6 +541,7 @@ def _log_softmax_numpy(x, axis):
 
 
 log_softmax_p = Primitive("log_softmax")
+defbatch_axes(log_softmax_p)
 
 
 @log_softmax_p.def_impl
@@ -560,6 +570,7 @@ def log_softmax(x, axes):
 # log_softmax_vjp(c, y) = c - exp(y) * sum(c)
 
 log_softmax_vjp_p = Primitive("log_softmax_vjp")
+defbatch_axes(log_softmax_vjp_p)
 
 
 @log_softmax_vjp_p.def_impl
@@ -605,6 +616,7 @@ def log_softmax_vjp(c, y, axes):
 # log_softmax_jvp(t, y) = t - sum(exp(y) * t)
 
 log_softmax_jvp_p = Primitive("log_softmax_jvp")
+defbatch_axes(log_softmax_jvp_p)
 
 
 @log_softmax_jvp_p.def_impl
@@ -654,6 +666,7 @@ def _logsumexp_numpy(x, axis):
 
 
 logsumexp_p = Primitive("logsumexp")
+defbatch_axes(logsumexp_p)
 
 
 @logsumexp_p.def_impl
@@ -705,6 +718,7 @@ def logsumexp(x, axes):
 # logsumexp_grad(c, x) = c * softmax(x), c broadcast over `axes`
 
 logsumexp_grad_p = Primitive("logsumexp_grad")
+defbatch_axes(logsumexp_grad_p)
 
 
 @logsumexp_grad_p.def_impl

@@ -39,6 +39,7 @@ from .core import (
     shape_of,
 )
 from .elementwise import add, mul
+from .batching import defbatch_axes
 from .kernels import FLOAT_DTYPES, kernel
 from .structural import _expand_reduced, pad, reduce_sum, reshape, slice, transpose
 
@@ -114,6 +115,7 @@ def _from_blocks(out3, shape, layout):
 
 def _extremum_prim(name, np_fn):
     prim = Primitive(name)
+    defbatch_axes(prim)
 
     @prim.def_impl
     def impl(x, *, axes):
@@ -270,6 +272,7 @@ def _tie_primitive(name, kern, spread, numpy_fallback):
     is the other one (they are transposes of each other).
     """
     prim = Primitive(name)
+    defbatch_axes(prim)
 
     @prim.def_impl
     def impl(v, x, ans, *, axes):
@@ -399,6 +402,7 @@ def _recurrence_kernel(a, b, out, reverse):
 
 
 linear_recurrence_p = Primitive("linear_recurrence")
+defbatch_axes(linear_recurrence_p, "axis")
 
 
 @linear_recurrence_p.def_impl
@@ -547,6 +551,7 @@ def _scan_aval(np_fn):
 
 
 cumsum_p = Primitive("cumsum")
+defbatch_axes(cumsum_p, "axis")
 cumsum_p.def_impl(_scan_impl(np.cumsum, False))
 cumsum_p.def_abstract_eval(_scan_aval(np.cumsum))
 defjvp_linear(cumsum_p)
@@ -560,6 +565,7 @@ def cumsum(x, axis, reverse=False):
 
 
 cumprod_p = Primitive("cumprod")
+defbatch_axes(cumprod_p, "axis")
 cumprod_p.def_impl(_scan_impl(np.cumprod, True))
 cumprod_p.def_abstract_eval(_scan_aval(np.cumprod))
 
@@ -597,6 +603,7 @@ def cumprod(x, axis, reverse=False):
 # reduce_prod
 
 reduce_prod_p = Primitive("reduce_prod")
+defbatch_axes(reduce_prod_p)
 
 
 @reduce_prod_p.def_impl
@@ -661,6 +668,7 @@ def reduce_prod(x, axes):
 def _nondiff_reduction(name, np_fn, dtype, needs_elements):
     """A reduction with no derivative; params ``axes`` (a tuple of ints)."""
     prim = Primitive(name)
+    defbatch_axes(prim)
 
     @prim.def_impl
     def impl(x, *, axes):

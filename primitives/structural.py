@@ -19,6 +19,7 @@ from .core import (
     dtype_of,
     shape_of,
 )
+from .batching import bdim_to_front, defbatch_axes, defbatch_unary, move_bdim
 from .kernels import FLOAT_DTYPES, kernel
 
 __all__ = [
@@ -66,6 +67,14 @@ defjvp_linear(reshape_p)
 defvjp(reshape_p, lambda ct, ans, x, *, shape: reshape(ct, shape_of(x)))
 
 
+def _reshape_batch(args, bdims, *, shape):
+    x = move_bdim(args[0], bdims[0], 0)
+    return reshape_p.bind(x, shape=shape_of(x)[:1] + shape), 0
+
+
+reshape_p.batch = _reshape_batch
+
+
 def reshape(x, shape):
     """Reshape ``x`` to ``shape`` (a tuple of ints, no -1; see ``tnp.reshape``)."""
     shape = tuple(int(s) for s in shape)
@@ -96,6 +105,17 @@ defvjp(
 )
 
 
+def _transpose_batch(args, bdims, *, axes):
+    (x,), (d,) = args, bdims
+    # per-example axis a is batched axis a + (a >= d); the batch stays at d
+    full = [a + (a >= d) for a in axes]
+    full.insert(d, d)
+    return transpose_p.bind(x, axes=tuple(full)), d
+
+
+transpose_p.batch = _transpose_batch
+
+
 def transpose(x, axes):
     """Permute the axes of ``x``; ``axes`` is a permutation of ``range(ndim)``."""
     axes = tuple(int(a) for a in axes)
@@ -122,6 +142,16 @@ def _broadcast_to_aval(x, *, shape):
 
 defjvp_linear(broadcast_to_p)
 defvjp(broadcast_to_p, lambda ct, ans, x, *, shape: sum_to_shape(ct, shape_of(x)))
+
+
+def _broadcast_to_batch(args, bdims, *, shape):
+    x = move_bdim(args[0], bdims[0], 0)
+    xs = shape_of(x)
+    x = reshape(x, xs[:1] + (1,) * (len(shape) - len(xs) + 1) + xs[1:])
+    return broadcast_to_p.bind(x, shape=xs[:1] + shape), 0
+
+
+broadcast_to_p.batch = _broadcast_to_batch
 
 
 def broadcast_to(x, shape):
@@ -189,6 +219,16 @@ defjvp_linear(sum_to_shape_p)
 defvjp(sum_to_shape_p, lambda ct, ans, x, *, shape: broadcast_to(ct, shape_of(x)))
 
 
+def _sum_to_shape_batch(args, bdims, *, shape):
+    x = move_bdim(args[0], bdims[0], 0)
+    xs = shape_of(x)
+    axes = tuple(a + 1 for a in _sum_to_shape_axes(xs[1:], shape))
+    return reshape(reduce_sum(x, axes), xs[:1] + shape), 0
+
+
+sum_to_shape_p.batch = _sum_to_shape_batch
+
+
 def sum_to_shape(x, shape):
     """Sum ``x`` over the axes that broadcasting from ``shape`` added or stretched."""
     shape = tuple(shape)
@@ -224,6 +264,7 @@ defvjp(
     reduce_sum_p,
     lambda ct, ans, x, *, axes: _expand_reduced(ct, shape_of(x), axes),
 )
+defbatch_axes(reduce_sum_p)
 
 
 def reduce_sum(x, axes):
@@ -262,6 +303,7 @@ defvjp(
     if _is_float(dtype) and _is_float(dtype_of(x))
     else None,
 )
+defbatch_unary(convert_element_type_p)
 
 
 def convert_element_type(x, dtype):
@@ -299,6 +341,7 @@ def _concatenate_vjp(i, ct, ans, *xs, axis):
 
 defjvp_linear(concatenate_p)
 defvjp_variadic(concatenate_p, _concatenate_vjp)
+defbatch_axes(concatenate_p, "axis")
 
 
 def concatenate(xs, axis):
@@ -351,6 +394,19 @@ defjvp_linear(slice_p)
 defvjp(slice_p, _slice_vjp)
 
 
+def _slice_batch(args, bdims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = args, bdims
+    return slice_p.bind(
+        x,
+        start_indices=start_indices[:d] + (0,) + start_indices[d:],
+        limit_indices=limit_indices[:d] + (shape_of(x)[d],) + limit_indices[d:],
+        strides=strides[:d] + (1,) + strides[d:],
+    ), d
+
+
+slice_p.batch = _slice_batch
+
+
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's name
     """``x[start:limit:stride, ...]`` for static per-axis bounds (strides >= 1)."""
     start_indices = tuple(int(a) for a in start_indices)
@@ -400,6 +456,14 @@ defvjp(
 )
 
 
+def _pad_batch(args, bdims, *, config, value):
+    (x,), (d,) = args, bdims
+    return pad_p.bind(x, config=config[:d] + ((0, 0, 0),) + config[d:], value=value), d
+
+
+pad_p.batch = _pad_batch
+
+
 def pad(x, config, value=0.0):
     """Pad ``x`` with the constant ``value``.
 
@@ -430,6 +494,7 @@ def _rev_aval(x, *, axes):
 
 defjvp_linear(rev_p)
 defvjp(rev_p, lambda ct, ans, x, *, axes: rev(ct, axes))
+defbatch_axes(rev_p)
 
 
 def rev(x, axes):

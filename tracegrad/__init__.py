@@ -24,6 +24,7 @@ from .transforms import (
     stop_gradient,
     value_and_grad,
     vjp,
+    vmap,
 )
 
 _allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
@@ -40,6 +41,7 @@ __all__ = [
     "jacobian",
     "hessian",
     "stop_gradient",
+    "vmap",
     "tree_util",
     "test_util",
     "numpy",

@@ -15,5 +15,6 @@ from .api import (
     value_and_grad,
     vjp,
 )
+from .batching import vmap
 
-__all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian"]
+__all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"]
