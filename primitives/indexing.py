@@ -10,20 +10,53 @@ close over these two primitives.
 
 Index arrays are ordinary (integer) operands, never differentiated.  They must
 already be non-negative and in bounds: the ``tracegrad.numpy`` functions
-normalize and check them, with NumPy's error messages, before binding.
+normalize and check them, with NumPy's error messages, before binding.  An
+index is usually a concrete array; under ``vmap`` it may also be a batched
+tracer (per-example positions, e.g. labels), which the batching rules below
+turn into one gather (or scatter) over the whole batch.
 """
 import math
 
 import numpy as np
 
-from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, shape_of
+from ..interpreters.core import Tracer
+from .batching import bdim_to_front, move_bdim
+from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, dtype_of, shape_of
+from .elementwise import add
 from .kernels import FLOAT_DTYPES, kernel
+from .structural import convert_element_type, reshape
 
 __all__ = ["gather", "scatter_add", "argsort"]
 
 
 def _gather_shape(x_shape, idx_shape, axis):
     return tuple(x_shape[:axis]) + tuple(idx_shape) + tuple(x_shape[axis + 1:])
+
+
+def _index_operand(idx):
+    """An index operand: a concrete ``intp`` array, or a tracer (an index
+    that varies over a ``vmap``'d axis) cast to ``intp``."""
+    if isinstance(idx, Tracer):
+        return idx if dtype_of(idx) == np.intp else convert_element_type(idx, np.intp)
+    return np.asarray(idx, dtype=np.intp)
+
+
+def _flat_positions(idx, size, pre, n):
+    """Positions into a flattened ``(size, *pre, n)`` block for a batched index.
+
+    ``idx`` has its batch dim in front, ``(size, *B)``, with positions in
+    ``[0, n)`` along one axis preceded by the per-example axes ``pre``.
+    Returns ``lin`` of shape ``(size, *pre, *B)`` with
+    ``lin[b, p, j] = (b * prod(pre) + ravel(p)) * n + idx[b, j]``: the index
+    of a gather (or scatter) along axis 0 of the ``(size * prod(pre) * n,
+    *post)`` reshape, which gives every example its own positions without
+    moving any data.
+    """
+    nb = len(shape_of(idx)) - 1
+    offsets = np.arange(size * math.prod(pre), dtype=np.intp) * n
+    offsets = offsets.reshape((size,) + tuple(pre) + (1,) * nb)
+    idx = reshape(idx, (size,) + (1,) * len(pre) + tuple(shape_of(idx)[1:]))
+    return add(idx, offsets)
 
 
 # --------------------------------------------------------------------------
@@ -56,15 +89,37 @@ defvjp(
 )
 
 
+def _gather_batch(args, bdims, *, axis):
+    (x, idx), (dx, di) = args, bdims
+    nb = len(shape_of(idx)) - (di is not None)
+    if di is None:  # shared positions: gather along the shifted axis
+        ax = axis + 1 if dx <= axis else axis
+        return gather_p.bind(x, idx, axis=ax), (dx if dx < ax else dx - 1 + nb)
+    if dx is None:  # shared x: the index's batch dim lands among its axes
+        return gather_p.bind(x, idx, axis=axis), axis + di
+    # per-example x and positions: one gather from the flattened batch
+    size = shape_of(x)[dx]
+    x = move_bdim(x, dx, 0)
+    xs = shape_of(x)
+    pre, n, post = xs[1:axis + 1], xs[axis + 1], xs[axis + 2:]
+    lin = _flat_positions(move_bdim(idx, di, 0), size, pre, n)
+    flat = reshape(x, (size * math.prod(pre) * n,) + post)
+    return gather_p.bind(flat, lin, axis=0), 0
+
+
+gather_p.batch = _gather_batch
+
+
 def gather(x, idx, axis):
     """Select entries of ``x`` along ``axis`` at the integer positions ``idx``.
 
     Parameters
     ----------
     x : array or tracer, shape ``(*pre, n, *post)``
-    idx : integer ndarray of any shape ``B``
+    idx : integer ndarray (or integer tracer) of any shape ``B``
         Positions in ``[0, n)`` (already normalized: no negatives, no bounds
-        check is made here).
+        check is made here).  A tracer is an index that varies over a
+        ``vmap``'d axis.
     axis : int
         Non-negative axis of ``x``.
 
@@ -78,7 +133,7 @@ def gather(x, idx, axis):
     The VJP is :func:`scatter_add` with the same indices: a position selected
     ``k`` times receives the sum of its ``k`` cotangents.
     """
-    return gather_p.bind(x, np.asarray(idx, dtype=np.intp), axis=int(axis))
+    return gather_p.bind(x, _index_operand(idx), axis=int(axis))
 
 
 # --------------------------------------------------------------------------
@@ -162,6 +217,28 @@ defjvp(
 defvjp(scatter_add_p, lambda ct, ans, u, idx, *, axis, size: gather(ct, idx, axis), None)
 
 
+def _scatter_add_batch(args, bdims, *, axis, size):
+    (u, idx), (du, di) = args, bdims
+    nb = len(shape_of(idx)) - (di is not None)
+    if di is None:  # shared positions
+        if axis < du < axis + nb:  # the batch is among the scattered axes
+            u, du = move_bdim(u, du, 0), 0
+        if du <= axis:
+            return scatter_add_p.bind(u, idx, axis=axis + 1, size=size), du
+        return scatter_add_p.bind(u, idx, axis=axis, size=size), du - nb + 1
+    # per-example positions: one scatter into the flattened batch
+    n = shape_of(idx)[di]
+    u = bdim_to_front(u, du, n)
+    us = shape_of(u)
+    pre, post = us[1:axis + 1], us[axis + 1 + nb:]
+    lin = _flat_positions(move_bdim(idx, di, 0), n, pre, size)
+    out = scatter_add_p.bind(u, lin, axis=0, size=n * math.prod(pre) * size)
+    return reshape(out, (n,) + pre + (size,) + post), 0
+
+
+scatter_add_p.batch = _scatter_add_batch
+
+
 def scatter_add(u, idx, axis, size):
     """Sum the slices of ``u`` into an array of zeros at positions ``idx``.
 
@@ -173,16 +250,15 @@ def scatter_add(u, idx, axis, size):
     Parameters
     ----------
     u : array or tracer
-    idx : integer ndarray
-        Positions in ``[0, size)`` (not checked here).
+    idx : integer ndarray (or integer tracer)
+        Positions in ``[0, size)`` (not checked here); a tracer is an index
+        that varies over a ``vmap``'d axis.
     axis : int
         Non-negative axis of the result that ``idx`` indexes.
     size : int
         Length of that axis.
     """
-    return scatter_add_p.bind(
-        u, np.asarray(idx, dtype=np.intp), axis=int(axis), size=int(size)
-    )
+    return scatter_add_p.bind(u, _index_operand(idx), axis=int(axis), size=int(size))
 
 
 # --------------------------------------------------------------------------
@@ -201,6 +277,14 @@ def _argsort_aval(x, *, axis, kind):
 
 
 def_nondifferentiable(argsort_p)
+
+
+def _argsort_batch(args, bdims, *, axis, kind):
+    (x,), (d,) = args, bdims
+    return argsort_p.bind(x, axis=axis + 1 if d <= axis else axis, kind=kind), d
+
+
+argsort_p.batch = _argsort_batch
 
 
 def argsort(x, axis, kind=None):

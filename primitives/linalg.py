@@ -24,8 +24,11 @@ References for the derivative formulas (described in the docstrings below):
   algebra functions with application in optimum experimental design
   (extended version)": the QR decomposition.
 """
+import math
+
 import numpy as np
 
+from .batching import elementwise_batch_rule, move_bdim
 from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
 from .elementwise import add, div, mul, neg, select, sub
 from .structural import (
@@ -136,6 +139,40 @@ def check_square(a, name):
         )
 
 
+def _stack_batch_rule(prim):
+    """Batching rule of a one-operand primitive on stacks of matrices (inv,
+    det, cholesky, eigh, svd, ...): every result keeps the operand's leading
+    stack axes, so a batch dim among them stays where it is (no transpose);
+    a batch dim among the two matrix axes is moved to the front."""
+
+    def rule(args, bdims, **params):
+        (a,), (d,) = args, bdims
+        if d >= len(shape_of(a)) - 2:
+            a, d = move_bdim(a, d, 0), 0
+        out = prim.bind(a, **params)
+        return out, ([d] * len(out) if prim.multiple_results else d)
+
+    return rule
+
+
+def _fold_batch_into_columns(prim, a, b, db):
+    """``prim(a, b)`` for every example of ``b`` at once, where ``a`` is an
+    unbatched matrix ``(m, k)`` and each example of ``b`` a matrix ``(k, n)``
+    (``prim`` acts on the columns of ``b``: ``matmul``, ``solve``).
+
+    The batch is folded into the columns: one ``(m, k) @ (k, B*n)`` product
+    (or one factorization of ``a`` for ``solve``) instead of ``B`` small
+    ones.  Returns ``(out, out_bdim)``; the batch stays where it is unless it
+    was in front, where it moves behind ``k``.
+    """
+    if db == 0:
+        b, db = move_bdim(b, 0, 1), 1
+    sb = shape_of(b)
+    cols = math.prod(sb[1:])
+    out = prim.bind(a, reshape(b, (sb[0], cols)))
+    return reshape(out, (shape_of(a)[0],) + sb[1:]), db
+
+
 # --------------------------------------------------------------------------
 # matmul: stacks of matrices (both operands at least 2-D; the tracegrad.numpy
 # wrapper handles NumPy's 1-D promotion rules)
@@ -184,6 +221,29 @@ defvjp_broadcasting(
     lambda ct, ans, a, b: matmul(ct, matrix_transpose(b)),
     _matmul_vjp_b,
 )
+
+_matmul_batch_general = elementwise_batch_rule(matmul_p)
+
+
+def _matmul_batch(args, bdims):
+    # Two one-gemm fast paths for a batch against a shared 2-D matrix (a
+    # dense layer under vmap, jacfwd of W @ x); otherwise NumPy's batch-axis
+    # broadcasting (batch dims in front, singleton axes padding the ranks).
+    (a, b), (da, db) = args, bdims
+    sa, sb = shape_of(a), shape_of(b)
+    if db is None and len(sb) == 2:
+        # rows of every example of a times b: fold the batch into the rows
+        if da == len(sa) - 1:  # the batch is the last axis: k must come last
+            a, da = move_bdim(a, da, 0), 0
+            sa = shape_of(a)
+        out = matmul(reshape(a, (math.prod(sa[:-1]), sa[-1])), b)
+        return reshape(out, sa[:-1] + (sb[-1],)), da
+    if da is None and len(sa) == 2 and len(sb) == 3:
+        return _fold_batch_into_columns(matmul_p, a, b, db)
+    return _matmul_batch_general(args, bdims)
+
+
+matmul_p.batch = _matmul_batch
 
 
 def matmul(a, b):
@@ -255,6 +315,27 @@ def _einsum_vjp(i, ct, ans, *operands, spec, optimize):
 einsum_p.jvp = _einsum_jvp
 defvjp_variadic(einsum_p, _einsum_vjp)
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_batch(args, bdims, *, spec, optimize):
+    # A fresh letter for the batch: written at the batch dim of every batched
+    # operand's subscripts and in front of the output's (still a clean spec:
+    # the letter occurs in an operand and in the output).
+    ins, out = _parse_spec(spec)
+    free = [c for c in _LETTERS if c not in spec]
+    if not free:
+        raise ValueError(
+            f"vmap of einsum {spec!r}: all 52 subscript letters are in use, none "
+            "is left for the batch axis. Split the einsum into smaller ones."
+        )
+    c = free[0]
+    ins = [s if d is None else s[:d] + c + s[d:] for s, d in zip(ins, bdims)]
+    return einsum_p.bind(*args, spec=",".join(ins) + "->" + c + out, optimize=optimize), 0
+
+
+einsum_p.batch = _einsum_batch
+
 
 def einsum(spec, *operands, optimize=False):
     """Einstein summation over clean operands.
@@ -298,6 +379,7 @@ defvjp(
         matmul(matrix_transpose(ans), matmul(ct, matrix_transpose(ans)))
     ),
 )
+inv_p.batch = _stack_batch_rule(inv_p)
 
 
 def inv(a):
@@ -341,6 +423,23 @@ defvjp_broadcasting(
     lambda ct, ans, a, b: solve(matrix_transpose(a), ct),
 )
 
+_solve_batch_general = elementwise_batch_rule(solve_p)
+
+
+def _solve_batch(args, bdims):
+    # A shared matrix a against a batch of right-hand sides b: one
+    # factorization with the batch folded into b's columns.  Otherwise the
+    # batch axes broadcast as in NumPy; every b here is a matrix (..., m, k)
+    # (the tracegrad.numpy wrapper turns a 1-D b into a column), so NumPy 2's
+    # vector case of solve never applies.
+    (a, b), (da, db) = args, bdims
+    if da is None and len(shape_of(a)) == 2 and len(shape_of(b)) == 3:
+        return _fold_batch_into_columns(solve_p, a, b, db)
+    return _solve_batch_general(args, bdims)
+
+
+solve_p.batch = _solve_batch
+
 
 def solve(a, b):
     """Solve ``a @ x = b`` for stacks: ``a (..., m, m)``, ``b (..., m, k)``."""
@@ -373,6 +472,7 @@ def _inv_t(a):
 # so the cotangent is ct det(A) A^-T.  Needs A invertible (see tnp.linalg.det).
 defjvp(det_p, lambda g, ans, a: mul(ans, _trace_of_product(_inv_t(a), g)))
 defvjp(det_p, lambda ct, ans, a: mul(_expand_matrix(mul(ct, ans)), _inv_t(a)))
+det_p.batch = _stack_batch_rule(det_p)
 
 
 def det(a):
@@ -415,6 +515,7 @@ def _slogdet_vjp(ct, ans, a):
 
 slogdet_p.jvp = _slogdet_jvp
 defvjp(slogdet_p, _slogdet_vjp)
+slogdet_p.batch = _stack_batch_rule(slogdet_p)
 
 
 def slogdet(a):
@@ -467,6 +568,7 @@ def _cholesky_vjp(ct, ans, a, *, upper):
 
 defjvp(cholesky_p, _cholesky_jvp)
 defvjp(cholesky_p, _cholesky_vjp)
+cholesky_p.batch = _stack_batch_rule(cholesky_p)
 
 
 def cholesky(a, upper=False):
@@ -522,6 +624,7 @@ def _eigh_vjp(ct, ans, a, *, UPLO):
 
 eigh_p.jvp = _eigh_jvp
 defvjp(eigh_p, _eigh_vjp)
+eigh_p.batch = _stack_batch_rule(eigh_p)
 
 
 def eigh(a, UPLO="L"):
@@ -631,6 +734,7 @@ def _svd_vjp(ct, ans, a, *, full_matrices):
 
 svd_p.jvp = _svd_jvp
 defvjp(svd_p, _svd_vjp)
+svd_p.batch = _stack_batch_rule(svd_p)
 
 
 def svd(a, full_matrices=False):
@@ -761,6 +865,7 @@ def _qr_vjp(ct, ans, a, *, mode):
 
 qr_p.jvp = _qr_jvp
 defvjp(qr_p, _qr_vjp)
+qr_p.batch = _stack_batch_rule(qr_p)
 
 
 def qr(a, mode="reduced"):
