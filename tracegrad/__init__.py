@@ -46,13 +46,14 @@ __all__ = [
     "test_util",
     "numpy",
     "nn",
+    "viz",
     "UnexpectedTracerError",
 ]
 
 
 def __getattr__(name):
-    # test_util and nn load on first use: keeps `import tracegrad` lean.
-    if name in ("test_util", "nn"):
+    # test_util, nn and viz load on first use: keeps `import tracegrad` lean.
+    if name in ("test_util", "nn", "viz"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

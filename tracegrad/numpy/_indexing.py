@@ -15,6 +15,15 @@
 Boolean masks are turned into integer positions from their concrete value
 (tracers carry values), so their result shapes are concrete too.
 
+Under ``vmap`` an integer index array may vary per example (a batched
+tracer, e.g. per-example labels): it has no single concrete value, so it
+stays an operand of the ``gather`` (and of the ``scatter_add`` of ``.at``),
+whose batching rules give each example its own positions.  Bounds are
+checked on the values of every example; negative positions are wrapped with
+primitives.  Index arrays that do not vary take the concrete path unchanged.
+A boolean mask that varies per example cannot work (each example would have
+its own result shape) and raises an error naming ``where``.
+
 ``x.at[idx]`` returns an :class:`_IndexRef` whose methods ``set``, ``add``,
 ``subtract``, ``multiply``, ``divide``, ``power``, ``min``, ``max`` and
 ``get`` return a new array, as JAX's ``.at`` does; ``tnp.at(x)`` gives the
@@ -26,6 +35,7 @@ import operator
 
 import numpy as np
 
+from ..interpreters.batching import BatchTracer
 from ..interpreters.core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import arg
@@ -72,6 +82,129 @@ def _oob(i, axis, n):
     return IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
 
 
+# --------------------------------------------------------------------------
+# indices that vary over a vmap'd axis
+
+
+def _varies(x):
+    """True if tracer ``x`` varies over an axis mapped by ``vmap`` (it has no
+    single concrete value)."""
+    while isinstance(x, Tracer):
+        if type(x) is BatchTracer:
+            return True
+        x = x.primal
+    return False
+
+
+def is_batched(index):
+    """True if ``index`` (an index array, or a tuple or list holding index
+    arrays) holds a value that varies over a ``vmap``'d axis."""
+    if isinstance(index, Tracer):
+        return _varies(index)
+    if isinstance(index, (tuple, list)):
+        return any(is_batched(i) for i in index)
+    return False
+
+
+def _all_values(x):
+    """The concrete values of ``x`` for every example of every enclosing
+    ``vmap``: an ndarray whose leading axes are the batch axes (outermost
+    first) followed by ``x.shape``, and the number of those batch axes.
+
+    Only for checks whose answer is the same for the whole batch (bounds,
+    whether any example repeats a position); results never depend on it.
+    """
+    bdims = []
+    while isinstance(x, Tracer):
+        if type(x) is BatchTracer:
+            bdims.append(x.bdim)
+            x = x.val
+        else:
+            x = x.primal
+    vals = np.asarray(x)
+    for k, d in enumerate(reversed(bdims)):
+        vals = np.moveaxis(vals, k + d, k)
+    return vals, len(bdims)
+
+
+def _batched_index_dtype(a, what="arrays used as indices"):
+    """Check the dtype of a batched index; bool masks cannot be batched."""
+    kind = np.dtype(a.dtype).kind
+    if kind == "b":
+        raise IndexError(
+            f"a boolean index (shape {tuple(a.shape)}) that varies over an axis mapped "
+            "by vmap selects a different number of elements in every example, so the "
+            "result has no fixed shape. Use tracegrad.numpy.where(mask, x, fill) (or "
+            "multiply by the mask) instead of x[mask] inside vmap."
+        )
+    if kind not in "iu":
+        raise IndexError(
+            f"{what} must be of integer (or boolean) type, got dtype {a.dtype}; "
+            f"{_VALID}. Cast the index with .astype(int)."
+        )
+
+
+def _normalize_batched(a, axis, n):
+    """:func:`_normalize_array` for an index that varies over a vmap'd axis:
+    bounds checked on every example's values, negatives wrapped with
+    primitives, cast to ``intp``."""
+    vals, _ = _all_values(a)
+    if a.dtype != np.intp:
+        a = ops.convert_element_type(a, np.intp)
+    if vals.size:
+        lo, hi = int(vals.min()), int(vals.max())
+        if hi >= n:
+            raise _oob(hi, axis, n)
+        if lo < -n:
+            raise _oob(lo, axis, n)
+        if lo < 0:
+            a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
+    return a
+
+
+def batched_positions(indices, axis, n, mode="raise"):
+    """Positions for ``take(a, indices, axis, mode=mode)`` when ``indices``
+    varies over a ``vmap``'d axis (see :func:`is_batched`).
+
+    Parameters
+    ----------
+    indices : tracer
+        Integer (or float, truncated as NumPy's ``take`` does) positions.
+    axis : int
+        The non-negative axis taken along (for error messages).
+    n : int
+        Its length.
+    mode : {"raise", "wrap", "clip"}
+        NumPy's ``take`` modes.
+
+    Returns
+    -------
+    tracer of ``intp``
+        Positions in ``[0, n)``, an operand for ``ops.gather``.
+
+    Raises
+    ------
+    IndexError
+        Out-of-range positions (in any example) with ``mode="raise"``, a
+        non-empty take from an empty axis, boolean indices.
+    ValueError
+        An unknown ``mode``.
+    """
+    if np.dtype(indices.dtype).kind == "f":
+        indices = ops.convert_element_type(indices, np.intp)
+    _batched_index_dtype(indices, "take indices")
+    if mode == "raise":
+        return _normalize_batched(indices, axis, n)
+    if mode not in ("wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if n == 0 and indices.size:
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    indices = ops.convert_element_type(indices, np.intp)
+    if mode == "wrap":
+        return ops.mod(indices, n)
+    return ops.clip(indices, 0, n - 1)
+
+
 def _normalize_array(a, axis, n):
     """Check bounds of integer index array ``a`` for an axis of size ``n``; wrap negatives."""
     a = a.astype(np.intp, copy=False)
@@ -112,6 +245,10 @@ def _expand(shape, idx):
             items.append(("bool0", bool(it)))
         elif isinstance(it, (int, np.integer)):
             items.append(("int", int(it)))
+        elif isinstance(it, (Tracer, list, tuple)) and is_batched(it):
+            it = arg(it)  # a list holding batched tracers: stacked into one
+            _batched_index_dtype(it)
+            items.append(("array", it))  # stays an array even when 0-d
         elif isinstance(it, (np.ndarray, list, tuple, Tracer)):
             a = _as_index_array(it)
             if a.dtype.kind == "b":
@@ -167,7 +304,8 @@ def _expand(shape, idx):
             v = v + n if v < 0 else v
             take_axis(_Adv(np.asarray(v, np.intp)) if advanced else v)
         elif k == "array":
-            take_axis(_Adv(_normalize_array(v, ax, shape[ax])))
+            norm = _normalize_batched if isinstance(v, Tracer) else _normalize_array
+            take_axis(_Adv(norm(v, ax, shape[ax])))
         elif k == "mask":
             got = shape[ax:ax + v.ndim]
             for d, (m, s) in enumerate(zip(v.shape, got)):
@@ -291,17 +429,23 @@ def _advanced(x, entries, axis_entries, adv_axes, adjacent):
         lin = arrays[0]
     else:
         try:
-            arrays = np.broadcast_arrays(*arrays)
+            bshape = np.broadcast_shapes(*[tuple(a.shape) for a in arrays])
         except ValueError:
-            shapes = " ".join(str(a.shape) for a in arrays)
+            shapes = " ".join(str(tuple(a.shape)) for a in arrays)
             raise IndexError(
                 "shape mismatch: indexing arrays could not be broadcast together "
                 f"with shapes {shapes}"
             ) from None
-        lin = arrays[0]
-        for arr, n in zip(arrays[1:], dims[1:]):  # row-major linear index
-            lin = lin * n + arr
-    bshape = lin.shape
+        if any(isinstance(a, Tracer) for a in arrays):  # per-example (vmap'd) positions
+            lin = ops.broadcast_to(arrays[0], bshape)
+            for arr, n in zip(arrays[1:], dims[1:]):
+                lin = ops.add(ops.mul(lin, n), arr)
+        else:
+            arrays = np.broadcast_arrays(*arrays)
+            lin = arrays[0]
+            for arr, n in zip(arrays[1:], dims[1:]):  # row-major linear index
+                lin = lin * n + arr
+    bshape = tuple(lin.shape)
     kept = [n for i, n in enumerate(xs) if i not in adv_axes]  # sliced axes, in order
     if adjacent:
         first = adv_axes[0]
@@ -343,15 +487,22 @@ def _concrete_index(idx):
 
 
 def _targets(x, idx):
-    """Flat positions of ``x`` that ``x[idx]`` selects, in the result's shape.
+    """Flat positions of ``x`` that ``x[idx]`` selects, flattened, the shape
+    of ``x[idx]``, and ``x.size``.
 
     Indexing an ``arange`` with NumPy itself gives NumPy's exact semantics
-    and error messages for every index form.
+    and error messages for every index form.  An index that varies over a
+    ``vmap``'d axis indexes the ``arange`` with :func:`getitem` instead: the
+    positions are then a batched tracer.
     """
     shape = tuple(x.shape)
     n = math.prod(shape)
-    idx = _concrete_index(idx)
-    return np.arange(n, dtype=np.intp).reshape(shape)[idx], n
+    ids = np.arange(n, dtype=np.intp).reshape(shape)
+    if is_batched(idx):
+        lin = getitem(ids, idx)
+        return ops.reshape(lin, (math.prod(lin.shape),)), tuple(lin.shape), n
+    lin = ids[_concrete_index(idx)]
+    return lin.reshape(-1), lin.shape, n
 
 
 def _groups(lin):
@@ -395,10 +546,60 @@ def _values(x, v, shape):
     return ops.reshape(v, (math.prod(shape),))
 
 
-def _placed(v, lin, n):
-    """``v`` (flat) written at the unique flat positions ``lin`` of a length-``n`` vector."""
-    hit = np.zeros(n, bool)
-    hit[lin] = True
+def _batched_groups(lin):
+    """:func:`_groups` for flat positions ``lin`` that vary over a ``vmap``'d
+    axis, computed with primitives so every example gets its own groups.
+
+    Returns ``(occ, last, rounds)``: the occurrence number of each entry and
+    the mask of last occurrences (batched tracers), and the largest number
+    of occurrences of one position in any example; ``(None, None, 1)`` if no
+    example repeats a position (checked on the values of every example).
+    """
+    vals, _ = _all_values(lin)
+    m = lin.shape[0]
+    srt = np.sort(vals.reshape(-1, m), axis=1)
+    same = srt[:, 1:] == srt[:, :-1]
+    if not same.any():
+        return None, None, 1
+    steps = np.arange(m)
+    new = np.ones(srt.shape, bool)
+    new[:, 1:] = ~same
+    starts = np.maximum.accumulate(np.where(new, steps, 0), axis=1)
+    rounds = int((steps - starts).max()) + 1  # the longest run of one position
+    # the same in primitives: a stable sort keeps equal positions in index
+    # order; a group starts where the sorted value changes
+    order = ops.argsort(lin, 0, "stable")
+    s = ops.gather(lin, order, 0)
+    change = ops.ne(ops.slice(s, (1,), (m,)), ops.slice(s, (0,), (m - 1,)))
+    true = np.ones(1, bool)
+    first = ops.concatenate([true, change], 0)  # first of its group (sorted order)
+    group = ops.sub(ops.cumsum(ops.convert_element_type(first, np.intp), 0), 1)
+    group_start = ops.scatter_add(ops.select(first, steps, 0), group, 0, m)
+    occ_sorted = ops.sub(steps, ops.gather(group_start, group, 0))
+    last_sorted = ops.convert_element_type(ops.concatenate([change, true], 0), np.intp)
+    occ = ops.scatter_add(occ_sorted, order, 0, m)  # back to index order
+    last = ops.ne(ops.scatter_add(last_sorted, order, 0, m), 0)
+    return occ, last, rounds
+
+
+def _placed(v, lin, n, mask=None):
+    """``v`` (flat) written at the flat positions ``lin`` of a length-``n``
+    vector, and the mask of the positions written.
+
+    Concrete ``lin`` must be unique.  A ``lin`` that varies over a ``vmap``'d
+    axis may repeat positions as long as ``mask`` keeps only one entry per
+    position (entries outside ``mask`` write nothing).
+    """
+    if not isinstance(lin, Tracer):
+        hit = np.zeros(n, bool)
+        hit[lin] = True
+        return ops.scatter_add(v, lin, 0, n), hit
+    if mask is None:
+        ones = np.ones(lin.shape, np.float64)
+    else:
+        ones = ops.convert_element_type(mask, np.float64)
+        v = ops.select(mask, v, np.zeros((), v.dtype))
+    hit = ops.gt(ops.scatter_add(ones, lin, 0, n), 0.0)
     return ops.scatter_add(v, lin, 0, n), hit
 
 
@@ -434,14 +635,17 @@ class _IndexRef:
         leaves the winner unspecified.
         """
         x = self.x
-        lin, n = _targets(x, self.idx)
-        v = _values(x, values, lin.shape)
-        lin = lin.reshape(-1)
-        _, last = _groups(lin)
-        if last is not None:
-            keep = np.nonzero(last)[0]
-            v, lin = ops.gather(v, keep, 0), lin[keep]
-        placed, hit = _placed(v, lin, n)
+        lin, shape, n = _targets(x, self.idx)
+        v = _values(x, values, shape)
+        last = None
+        if isinstance(lin, Tracer):  # per-example positions: mask the losers
+            _, last, _ = _batched_groups(lin)
+        else:
+            _, keep = _groups(lin)
+            if keep is not None:
+                keep = np.nonzero(keep)[0]
+                v, lin = ops.gather(v, keep, 0), lin[keep]
+        placed, hit = _placed(v, lin, n, last)
         out = ops.select(hit, placed, ops.reshape(x, (n,)))
         return ops.reshape(out, tuple(x.shape))
 
@@ -449,9 +653,9 @@ class _IndexRef:
         """``x`` with ``x[idx] += values``; repeated indices add up every value
         (unlike NumPy's buffered ``x[idx] += v``, like ``np.add.at``)."""
         x = self.x
-        lin, n = _targets(x, self.idx)
-        v = _values(x, values, lin.shape)
-        out = ops.add(ops.reshape(x, (n,)), ops.scatter_add(v, lin.reshape(-1), 0, n))
+        lin, shape, n = _targets(x, self.idx)
+        v = _values(x, values, shape)
+        out = ops.add(ops.reshape(x, (n,)), ops.scatter_add(v, lin, 0, n))
         return ops.reshape(out, tuple(x.shape))
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False):
@@ -463,16 +667,21 @@ class _IndexRef:
         indices (round ``k`` holds each position's ``k``-th update), so that
         repeated indices compose: ``x * v1 * v2``, ``min(x, v1, v2)``."""
         x = self.x
-        lin, n = _targets(x, self.idx)
-        v = _values(x, values, lin.shape)
-        lin = lin.reshape(-1)
-        occ, _ = _groups(lin)
-        rounds = [None] if occ is None else [np.nonzero(occ == k)[0] for k in range(occ.max() + 1)]
+        lin, shape, n = _targets(x, self.idx)
+        v = _values(x, values, shape)
+        if isinstance(lin, Tracer):  # per-example positions: rounds as masks
+            occ, _, count = _batched_groups(lin)
+            rounds = [None] if occ is None else [ops.eq(occ, k) for k in range(count)]
+        else:
+            occ, _ = _groups(lin)
+            rounds = [None] if occ is None else [np.nonzero(occ == k)[0] for k in range(occ.max() + 1)]
         out = ops.reshape(x, (n,))
         one = np.ones((), x.dtype)
         for sel in rounds:
-            vk, lk = (v, lin) if sel is None else (ops.gather(v, sel, 0), lin[sel])
-            placed, hit = _placed(vk, lk, n)
+            if sel is None or isinstance(sel, Tracer):
+                placed, hit = _placed(v, lin, n, sel)
+            else:
+                placed, hit = _placed(ops.gather(v, sel, 0), lin[sel], n)
             # neutral filler off the targets keeps op's derivative finite there
             out = ops.select(hit, op(out, ops.select(hit, placed, one)), out)
         return ops.reshape(out, tuple(x.shape))
