@@ -26,7 +26,10 @@ import tracegrad.nn
 import tracegrad.numpy
 import tracegrad.numpy.linalg
 import tracegrad.test_util
+import tracegrad.torch.testing
+import tracegrad.torch.viz
 import tracegrad.tree_util
+import tracegrad.viz
 
 PUBLIC_MODULES = (
     tracegrad,
@@ -35,6 +38,9 @@ PUBLIC_MODULES = (
     tracegrad.nn,
     tracegrad.tree_util,
     tracegrad.test_util,
+    tracegrad.viz,
+    tracegrad.torch.viz,
+    tracegrad.torch.testing,
 )
 
 
