@@ -148,17 +148,10 @@ def _normalize_batched(a, axis, n):
     """:func:`_normalize_array` for an index that varies over a vmap'd axis:
     bounds checked on every example's values, negatives wrapped with
     primitives, cast to ``intp``."""
-    vals, _ = _all_values(a)
     if a.dtype != np.intp:
         a = ops.convert_element_type(a, np.intp)
-    if vals.size:
-        lo, hi = int(vals.min()), int(vals.max())
-        if hi >= n:
-            raise _oob(hi, axis, n)
-        if lo < -n:
-            raise _oob(lo, axis, n)
-        if lo < 0:
-            a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
+    if _check_bounds(_all_values(a)[0], axis, n):
+        a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
     return a
 
 
@@ -208,15 +201,22 @@ def batched_positions(indices, axis, n, mode="raise"):
 def _normalize_array(a, axis, n):
     """Check bounds of integer index array ``a`` for an axis of size ``n``; wrap negatives."""
     a = a.astype(np.intp, copy=False)
-    if a.size:
-        lo, hi = int(a.min()), int(a.max())
-        if hi >= n:
-            raise _oob(hi, axis, n)
-        if lo < -n:
-            raise _oob(lo, axis, n)
-        if lo < 0:
-            a = np.where(a < 0, a + n, a)
+    if _check_bounds(a, axis, n):
+        a = np.where(a < 0, a + n, a)
     return a
+
+
+def _check_bounds(vals, axis, n):
+    """Raise NumPy's IndexError unless every position in ``vals`` lies in
+    ``[-n, n)``; return whether any is negative."""
+    if not vals.size:
+        return False
+    lo, hi = int(vals.min()), int(vals.max())
+    if hi >= n:
+        raise _oob(hi, axis, n)
+    if lo < -n:
+        raise _oob(lo, axis, n)
+    return lo < 0
 
 
 def _expand(shape, idx):
@@ -613,7 +613,9 @@ class _IndexRef:
     JAX's hints ``indices_are_sorted`` and ``unique_indices`` are accepted
     and ignored: repeated indices are found from the concrete index, and
     every method handles them (including ``multiply``, whose derivative JAX
-    only gives for unique indices).
+    only gives for unique indices).  Under ``vmap`` the index may vary per
+    example: each example then gets its own positions and its own repeats
+    (found with primitives: a stable ``argsort`` of the positions).
     """
 
     __slots__ = ("x", "idx")
@@ -674,7 +676,8 @@ class _IndexRef:
             rounds = [None] if occ is None else [ops.eq(occ, k) for k in range(count)]
         else:
             occ, _ = _groups(lin)
-            rounds = [None] if occ is None else [np.nonzero(occ == k)[0] for k in range(occ.max() + 1)]
+            rounds = [None] if occ is None else [
+                np.nonzero(occ == k)[0] for k in range(occ.max() + 1)]
         out = ops.reshape(x, (n,))
         one = np.ones((), x.dtype)
         for sel in rounds:
