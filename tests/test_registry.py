@@ -1,7 +1,9 @@
 """The primitive registry: every primitive has its rules, and the rules agree.
 
-* Every primitive has ``impl`` and ``abstract_eval``, and ``jvp`` and ``vjp``
-  unless it is marked non-differentiable.
+* Every primitive has ``impl``, ``abstract_eval`` and a batching rule
+  (``batch``, for ``vmap``), and ``jvp`` and ``vjp`` unless it is marked
+  non-differentiable.  (``test_vmap_primitives.py`` checks every batching
+  rule against a loop over the batch.)
 * For every row of the gradient table (``test_grad_table.py``): the JVP and
   the VJP are transposes of each other, ``<u, J v> == <J^T u, v>``, computed
   with ``tg.jvp`` and ``tg.vjp`` only (no finite differences), at first and
@@ -30,7 +32,7 @@ from tracegrad.tree_util import tree_leaves
 def test_every_primitive_has_its_rules():
     offenders = []
     for name, p in sorted(registry.items()):
-        missing = [a for a in ("impl", "abstract_eval") if getattr(p, a) is None]
+        missing = [a for a in ("impl", "abstract_eval", "batch") if getattr(p, a) is None]
         if p.differentiable:
             missing += [a for a in ("jvp", "vjp") if getattr(p, a) is None]
         elif p.jvp is not None or p.vjp is not None:
@@ -39,7 +41,8 @@ def test_every_primitive_has_its_rules():
             offenders.append(f"{name}: {', '.join(missing)}")
     assert not offenders, (
         f"{len(offenders)} primitives lack rules (mark ones with no derivative with "
-        f"def_nondifferentiable): {offenders}"
+        f"def_nondifferentiable; 'batch' is the vmap rule, set as prim.batch with the "
+        f"helpers of primitives/batching.py): {offenders}"
     )
 
 
