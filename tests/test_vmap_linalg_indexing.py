@@ -236,6 +236,16 @@ def test_solve_primitive_every_axis_combination():
             assert_vmap_matches(ops.solve, args, (ia, ib), rtol=1e-9, atol=1e-9)
 
 
+def test_linalg_size_zero_batch():
+    a = 2 * np.eye(3)
+    assert tg.vmap(ops.solve, (None, 0))(a, np.ones((0, 3, 2))).shape == (0, 3, 2)
+    assert tg.vmap(ops.matmul, (None, 2))(a, np.ones((3, 2, 0))).shape == (0, 3, 2)
+    assert tg.vmap(ops.matmul, (0, None))(np.ones((0, 4, 3)), a).shape == (0, 4, 3)
+    assert tg.vmap(tnp.linalg.inv)(np.ones((0, 3, 3))).shape == (0, 3, 3)
+    w, v = tg.vmap(lambda m: tuple(tnp.linalg.eigh(m)))(np.ones((0, 3, 3)))
+    assert w.shape == (0, 3) and v.shape == (0, 3, 3)
+
+
 # --------------------------------------------------------------------------
 # gather, scatter_add, argsort (primitives)
 
@@ -273,6 +283,9 @@ def test_gather_scatter_size_zero_batch_and_empty_index():
     assert tg.vmap(lambda u, i: ops.scatter_add(u, i, 0, 4))(np.ones((0, 2)), idx).shape == (0, 4)
     out = tg.vmap(lambda i: ops.gather(np.arange(4.0), i, 0))(np.zeros((3, 0), np.intp))
     assert out.shape == (3, 0)
+    out = tg.vmap(lambda x, i, v: x.at[i].set(v))(np.ones((0, 3)), np.zeros((0, 2), int),
+                                                 np.ones((0, 2)))
+    assert out.shape == (0, 3)
 
 
 # --------------------------------------------------------------------------
