@@ -226,6 +226,56 @@ def test_dtypes_are_preserved(rng, dtype):
 
 
 # --------------------------------------------------------------------------
+# library code under vmap: tracegrad.numpy functions equal the loop
+
+_X = np.random.default_rng(5).standard_normal((3, 4, 5))
+_W = np.random.default_rng(6).standard_normal((5, 2))
+_I = np.array([0, 3, 1])  # one row index per example
+_I2 = np.random.default_rng(7).integers(0, 5, (3, 4))  # per-example column indices
+
+TNP_CASES = {
+    # name: (function of one example, batched arguments, in_axes)
+    "index with a per-example int": (lambda x, i: x[i], (_X, _I), (0, 0)),
+    "slices": (lambda x: x[1:3, ::2], (_X,), 0),
+    "rows and per-example labels": (lambda x, l: x[tnp.arange(4), l], (_X, _I2), (0, 0)),
+    "take_along_axis, per-example indices": (
+        lambda x, i: tnp.take_along_axis(x, i[:, None], axis=1), (_X, _I2), (0, 0)),
+    "at[i].set, per-example i": (lambda x, i: tnp.at(x)[i].set(0.0), (_X, _I), (0, 0)),
+    "at[i].add, shared i with repeats": (
+        lambda x, i: tnp.at(x)[i].add(1.0), (_X, np.array([0, 0])), (0, None)),
+    "sort": (lambda x: tnp.sort(x, axis=-1), (_X,), 0),
+    "argsort": (lambda x: tnp.argsort(x, axis=0), (_X,), 0),
+    "einsum with a shared operand": (lambda x, w: tnp.einsum("ij,jk->ik", x, w), (_X, _W), (0, None)),
+    "einsum trace": (lambda x: tnp.einsum("ii->", x[:, :4]), (_X,), 0),
+    "norm": (lambda x: tnp.linalg.norm(x), (_X,), 0),
+    "mean and var": (lambda x: (tnp.mean(x, 0), tnp.var(x)), (_X,), 0),
+    "concatenate with a shared array": (
+        lambda x, w: tnp.concatenate([x, w.T], axis=0), (_X, _W), (0, None)),
+    "stack with a shared array": (lambda x, w: tnp.stack([x[:, :2], w[:4]]), (_X, _W), (0, None)),
+    "split": (lambda x: tnp.split(x, [1, 3], axis=1), (_X,), 0),
+    "max and argmax over all axes": (lambda x: (tnp.max(x), tnp.argmax(x)), (_X,), 0),
+    "matmul of vectors and matrices": (lambda x: (x[0] @ x.T, tnp.outer(x[0], x[1])), (_X,), 0),
+    "tril and diag": (lambda x: (tnp.tril(x), tnp.diag(x[:, :4])), (_X,), 0),
+    "solve and det": (
+        lambda x: (tnp.linalg.solve(x[:, :4] + 4 * np.eye(4), x[:, 4]), tnp.linalg.det(x[:, :4])),
+        (_X,), 0),
+    "cumsum and flip over all axes": (lambda x: (tnp.cumsum(x), tnp.flip(x)), (_X,), 0),
+    "pad, roll, tile, repeat": (
+        lambda x: (tnp.pad(x, ((1, 0), (0, 2))), tnp.roll(x, 1, axis=1), tnp.tile(x, (2, 1)),
+                   tnp.repeat(x, 2, axis=0)), (_X,), 0),
+    "NumPy dispatch": (lambda x: np.sum(np.sin(x), axis=0), (_X,), 0),
+    "astype": (lambda x: x.astype(np.float32), (_X,), 0),
+}
+
+
+@pytest.mark.parametrize("name", list(TNP_CASES))
+def test_tnp_functions_under_vmap_equal_the_loop(name):
+    f, args, in_axes = TNP_CASES[name]
+    in_axes_t = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    assert_tree_close(tg.vmap(f, in_axes=in_axes)(*args), loop(f, *args, in_axes=in_axes_t))
+
+
+# --------------------------------------------------------------------------
 # batch sizes 0 and 1
 
 
@@ -297,6 +347,21 @@ def test_closure_over_outer_value_inside_grad(rng):
         return tg.grad(lambda w: tnp.sum(tnp.sin(w * x)))(w)
 
     assert_tree_close(tg.vmap(per_example)(xs), loop(per_example, xs))
+
+
+def test_nested_vmap_over_the_outer_value_itself(rng):
+    # the inner vmap maps over the outer example it also closes over
+    a = rng.standard_normal((3, 4))
+    out = tg.vmap(lambda x: tg.vmap(lambda y: x + y)(x))(a)
+    assert_tree_close(out, a[:, None, :] + a[:, :, None])
+
+
+def test_unmapped_output_that_is_an_outer_tracer_is_broadcast(rng):
+    xs = rng.standard_normal((3, 4))
+    w = rng.standard_normal(4)
+    assert_tree_close(tg.grad(lambda w: tg.vmap(lambda x: w)(xs).sum())(w), np.full(4, 3.0))
+    jac = tg.jacfwd(lambda w: tg.vmap(lambda x: w * 2.0)(xs))(w)
+    assert_tree_close(jac, np.broadcast_to(2.0 * np.eye(4), (3, 4, 4)))
 
 
 def test_closure_output_unchanged_by_inner_vmap(rng):
