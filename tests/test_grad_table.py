@@ -556,6 +556,42 @@ row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide,
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))
 
+# call primitives: a custom_jvp function (its exact rule) and a checkpointed block
+
+
+class _Calls:
+    """tracegrad functions built with tg.custom_jvp and tg.checkpoint (made on
+    first use, so collecting this table does not import tracegrad)."""
+
+    _made = None
+
+    @classmethod
+    def get(cls):
+        if cls._made is None:
+            import tracegrad as tg
+            import tracegrad.numpy as tnp
+
+            @tg.custom_jvp
+            def sin_cubed(x):
+                return tnp.sin(x) ** 3
+
+            @sin_cubed.defjvp
+            def _sin_cubed_jvp(primals, tangents):
+                (x,), (t,) = primals, tangents
+                return sin_cubed(x), 3.0 * tnp.sin(x) ** 2 * tnp.cos(x) * t
+
+            block = tg.checkpoint(lambda x, y: tnp.tanh(x * y) + tnp.sin(x))
+            cls._made = {"sin_cubed": sin_cubed, "block": block}
+        return cls._made
+
+
+row("custom_jvp", "sin_cubed",
+    lambda ns, x: _Calls.get()["sin_cubed"](x) if ns is TNP else np.sin(x) ** 3,
+    A((normal, S)))
+row("checkpoint", "",
+    lambda ns, x, y: _Calls.get()["block"](x, y) if ns is TNP else np.tanh(x * y) + np.sin(x),
+    A((normal, S), (normal, S)))
+
 # public functions beyond the issue's list (they reach primitives nothing else uses)
 row("nn.silu", "", lambda ns, x: ns.nn.silu(x), A((wide, S)))
 row("nn.swish", "", lambda ns, x: ns.nn.swish(x), A((wide, S)))

@@ -228,11 +228,17 @@ def test_abstract_eval_agrees_with_impl(instrumented, grad_table):
     assert not errors, f"{len(errors)} impl/abstract_eval disagreements: {errors[:20]}"
 
 
+# custom_vjp's call primitive has a reverse-mode rule only (forward mode raises,
+# as in JAX), so no table row (which checks both modes) can hold it; its rules
+# are exercised by tests/test_custom.py.
+REVERSE_ONLY = {"custom_vjp_call"}
+
+
 def test_every_differentiable_primitive_exercised(instrumented, grad_table):
     _run_remaining_rows(grad_table.TABLE)
     unexercised = []
     for name, p in sorted(registry.items()):
-        if not p.differentiable:
+        if not p.differentiable or name in REVERSE_ONLY:
             continue
         missing = [m for m, used in (("jvp", REC.jvp_used), ("vjp", REC.vjp_used)) if name not in used]
         if missing:

@@ -15,14 +15,19 @@ from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch
 from . import tree_util
 from .interpreters.core import UnexpectedTracerError
 from .transforms import (
+    checkpoint,
+    custom_jvp,
+    custom_vjp,
     grad,
     hessian,
+    hvp,
     jacfwd,
     jacobian,
     jacrev,
     jvp,
     stop_gradient,
     value_and_grad,
+    remat,
     vjp,
     vmap,
 )
@@ -42,6 +47,11 @@ __all__ = [
     "hessian",
     "stop_gradient",
     "vmap",
+    "hvp",
+    "custom_jvp",
+    "custom_vjp",
+    "checkpoint",
+    "remat",
     "tree_util",
     "test_util",
     "numpy",

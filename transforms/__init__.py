@@ -7,6 +7,7 @@ if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tra
 from .api import (
     grad,
     hessian,
+    hvp,
     jacfwd,
     jacobian,
     jacrev,
@@ -16,5 +17,7 @@ from .api import (
     vjp,
 )
 from .batching import vmap
+from .custom import checkpoint, custom_jvp, custom_vjp, remat
 
-__all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "vmap"]
+__all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
+           "custom_jvp", "custom_vjp", "checkpoint", "remat"]

@@ -15,6 +15,7 @@ from ..primitives import ops
 from ..interpreters.jvp import JVPTrace, JVPTracer
 from ..interpreters.vjp import VJPTrace, VJPTracer, backward_pass
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
+from .batching import vmap
 
 __all__ = [
     "stop_gradient",
@@ -593,13 +594,10 @@ def _as_tangent(t, p):
 # Jacobians
 
 
-def _std_basis(shape, dtype):
-    """Yield (flat index, one-hot array) for every element of ``shape``."""
+def _basis_batch(shape, dtype):
+    """The standard basis of arrays of ``shape``, stacked: ``(size,) + shape``."""
     size = int(np.prod(shape, dtype=np.int64))
-    for k in range(size):
-        e = np.zeros(size, dtype)
-        e[k] = 1
-        yield k, e.reshape(shape)
+    return np.eye(size, dtype=dtype).reshape((size,) + tuple(shape))
 
 
 def _leaf_shape(x):
@@ -673,28 +671,24 @@ def _jacrev(fun, argnums, has_aux, name):
         blocks = [[None] * len(x_flat) for _ in y_flat]
         for j, yj in enumerate(y_flat):
             yshape = _leaf_shape(yj)
-            rows = [[] for _ in x_flat]
-            for _, e in _std_basis(yshape, yj.dtype):
-                ct = [np.zeros(_leaf_shape(o), o.dtype) for o in y_flat]
-                ct[j] = e
-                g_flat = tree_flatten(vjp_fun(tree_unflatten(y_tree, ct)))[0]
-                for i, g in enumerate(g_flat):
-                    rows[i].append(g)
+            n = int(np.prod(yshape, dtype=np.int64))
+            if n == 0:
+                rows = [np.zeros((0,) + _leaf_shape(x), x.dtype) for x in x_flat]
+            else:
+                # all of output j's basis cotangents at once: vmap of the VJP
+                basis = _basis_batch(yshape, yj.dtype)
+                cts = [np.zeros(_leaf_shape(o), o.dtype) for o in y_flat]
+                axes = [None] * len(y_flat)
+                cts[j], axes[j] = basis, 0
+                pull = vmap(lambda c: tree_flatten(vjp_fun(tree_unflatten(y_tree, c)))[0],
+                            in_axes=(axes,))
+                rows = pull(cts)
             for i, xi in enumerate(x_flat):
-                xshape = _leaf_shape(xi)
-                blocks[j][i] = _stack_rows(rows[i], yshape + xshape, xi)
+                blocks[j][i] = _materialize(ops.reshape(rows[i], yshape + _leaf_shape(xi)))
         jac = _assemble(blocks, y_tree, x_tree, single)
         return (jac, res[2]) if has_aux else jac
 
     return jacfun
-
-
-def _stack_rows(rows, shape, like):
-    if not rows:
-        return np.zeros(shape, like.dtype)
-    if any(isinstance(r, Tracer) for r in rows):
-        return ops.reshape(ops.stack_rows(rows), shape)
-    return np.stack(rows).reshape(shape)
 
 
 def _assemble(blocks, y_tree, x_tree, single):
@@ -770,42 +764,46 @@ def _jacfwd(fun, argnums, has_aux, name):
         x_flat, x_tree = tree_flatten(dyn)
         x_flat = [_as_value(x, name) for x in x_flat]
         zeros = [np.zeros(_leaf_shape(x), x.dtype) for x in x_flat]
+        x_args = tree_unflatten(x_tree, x_flat)
         y_flat = y_tree = aux = None
-        cols = None
+        cols = [None] * len(x_flat)  # per input leaf: flat output tangents, batched in front
         for i, xi in enumerate(x_flat):
-            for _, e in _std_basis(_leaf_shape(xi), xi.dtype):
-                t = list(zeros)
-                t[i] = e
-                res = _jvp(f, tree_unflatten(x_tree, x_flat), tree_unflatten(x_tree, t),
-                           has_aux, name)
-                if y_flat is None:
-                    y_flat, y_tree = tree_flatten(res[0])
-                    cols = [[[] for _ in x_flat] for _ in y_flat]
-                    aux = res[2] if has_aux else None
-                for j, tj in enumerate(tree_flatten(res[1])[0]):
-                    cols[j][i].append(tj)
+            xshape = _leaf_shape(xi)
+            if int(np.prod(xshape, dtype=np.int64)) == 0:
+                continue
+            # all of input i's basis tangents at once: vmap of the JVP
+            t = list(zeros)
+            axes = [None] * len(x_flat)
+            t[i], axes[i] = _basis_batch(xshape, xi.dtype), 0
+
+            def push(ts):
+                r = _jvp(f, x_args, tree_unflatten(x_tree, ts), has_aux, name)
+                y_l, y_t = tree_flatten(r[0])
+                return y_l, tree_flatten(r[1])[0], (y_t, r[2] if has_aux else None)
+
+            y_l, t_l, (y_t, a) = vmap(push, in_axes=(axes,), out_axes=(None, 0, None))(t)
+            if y_flat is None:
+                y_flat, y_tree, aux = y_l, y_t, a
+            cols[i] = t_l
         if y_flat is None:  # no input elements: evaluate once for the shapes
-            res = f(*tree_unflatten(x_tree, x_flat))
+            res = f(*x_args)
             if has_aux:
                 res, aux = _split_aux(res, name)
             y_flat, y_tree = tree_flatten(res)
-            cols = [[[] for _ in x_flat] for _ in y_flat]
         blocks = []
         for j, yj in enumerate(y_flat):
             yshape = _leaf_shape(yj)
             row = []
             for i, xi in enumerate(x_flat):
                 xshape = _leaf_shape(xi)
-                c = cols[j][i]
-                if not c or not _is_inexact(yj):
+                if cols[i] is None or not _is_inexact(yj):
                     # an integer output has no derivative: zeros in the input's
                     # dtype, as jacrev gives
                     dtype = yj.dtype if _is_inexact(yj) else xi.dtype
                     row.append(np.zeros(yshape + xshape, dtype))
                     continue
-                # stacked as (size_in, *yshape); move the input axes last
-                stacked = _stack_rows(c, (len(c),) + yshape, yj)
-                stacked = ops.reshape(stacked, xshape + yshape)
+                # batched as (size_in, *yshape); move the input axes last
+                stacked = ops.reshape(cols[i][j], xshape + yshape)
                 perm = tuple(range(len(xshape), len(xshape) + len(yshape))) + tuple(
                     range(len(xshape))
                 )
@@ -870,3 +868,55 @@ def hessian(fun, argnums=0):
     """
     _check_callable(fun, "hessian")
     return _jacfwd(_jacrev(fun, argnums, False, "hessian"), argnums, False, "hessian")
+
+
+def hvp(fun, primals, tangents):
+    """Hessian-vector product of a scalar ``fun``: ``H(primals) @ tangents``,
+    by forward-over-reverse mode, without forming the Hessian.
+
+    Parameters
+    ----------
+    fun : callable
+        Real scalar-valued function of the positional arguments ``primals``.
+    primals : tuple or list
+        The point: one entry (a pytree of float arrays) per argument of
+        ``fun``.
+    tangents : tuple or list
+        The vector: same structure, shapes and dtypes as ``primals``.
+
+    Returns
+    -------
+    pytree
+        ``jvp(grad(fun, argnums=all), primals, tangents)``'s tangent: with
+        one argument, the structure of ``primals[0]``; with several, a tuple
+        with one entry per argument.  Costs about one gradient plus one
+        forward pass over it (no ``n x n`` Hessian).
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable, ``primals``/``tangents`` are not
+        tuples/lists of the same structure, or ``fun``'s output is not a
+        real scalar.
+
+    Examples
+    --------
+    >>> import numpy as np, tracegrad as tg, tracegrad.numpy as tnp
+    >>> tg.hvp(lambda x: tnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.array([1.0, 0.0]),))
+    array([6., 0.])
+    """
+    _check_callable(fun, "hvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "hvp expects primals and tangents as tuples (one entry per argument of fun); "
+            f"got {type(primals).__name__} and {type(tangents).__name__}."
+        )
+    n = len(primals)
+    argnums = 0 if n == 1 else tuple(range(n))
+    return _jvp(_value_and_grad_only(fun, argnums), tuple(primals), tuple(tangents), False,
+                "hvp")[1]
+
+
+def _value_and_grad_only(fun, argnums):
+    g = _value_and_grad(fun, argnums, False, "hvp")
+    return lambda *args: g(*args)[1]

@@ -156,7 +156,8 @@ def vmap(fun, in_axes=0, out_axes=0):
                 + "\n  ".join(mapped)
             )
         with new_trace(BatchTrace, size) as trace:
-            ins = [trace.new_arg(_as_array(x), ax) for x, ax in vals]
+            # unmapped leaves go in untouched (a Python scalar stays weakly typed)
+            ins = [x if ax is None else trace.new_arg(_as_array(x), ax) for x, ax in vals]
             a, k = tree_unflatten(treedef, ins)
             out = fun(*a, **k)
             out_leaves, out_def = tree_flatten(out)

@@ -24,7 +24,7 @@ from ..interpreters.core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import _contains_tracer, arg
 from ._dispatch import implements
-from ._indexing import _normalize_array, getitem
+from ._indexing import _normalize_array, batched_positions, getitem, is_batched
 
 __all__ = [
     "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims",
@@ -1459,6 +1459,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         a = ravel(a)
         axis = 0
     axis = normalize_axis_index(axis, a.ndim)
+    if is_batched(indices):  # per-example positions under vmap: a gather operand
+        return ops.gather(a, batched_positions(indices, axis, a.shape[axis], mode), axis)
     idx = _concrete_ints(indices, "take indices")
     n = a.shape[axis]
     if mode == "raise":
@@ -1504,7 +1506,8 @@ def take_along_axis(arr, indices, axis=-1):
     No derivative with respect to ``indices`` (positions are integers).
     """
     arr = _array(arr)
-    indices = np.asarray(concrete_value(indices) if isinstance(indices, Tracer) else indices)
+    if not is_batched(indices):  # per-example positions (under vmap) stay tracers
+        indices = np.asarray(concrete_value(indices) if isinstance(indices, Tracer) else indices)
     if indices.dtype.kind not in "iu":
         raise IndexError("`indices` must be an integer array")
     if axis is None:
