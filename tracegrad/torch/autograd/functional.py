@@ -28,8 +28,12 @@ Two engines compute them:
   function, or a constant modified in place after it was used (detected by
   comparing the replayed output with the recorded one).
 
-``vectorize`` is accepted and has no effect (there is no ``vmap`` behind
-it; the results are the same).
+The functional engine is always vectorized: :func:`tracegrad.jacrev` and
+:func:`tracegrad.jacfwd` push the whole standard basis through one
+:func:`tracegrad.vmap` of the VJP or JVP, so ``vectorize=True`` changes
+nothing there.  The torch-graph engine (``create_graph=True`` or
+``strict=True``) runs one backward pass per Jacobian row whatever
+``vectorize`` says (PyTorch's ``is_grads_batched`` is not available).
 """
 import numpy as np
 
@@ -581,7 +585,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     strict : bool, optional
         Raise for an output independent of an input instead of zeros.
     vectorize : bool, optional
-        Accepted; no effect (the result is the same).
+        Accepted; the functional engine is always vectorized (vmap), the
+        torch-graph engine never is (see the module notes).
     strategy : {"reverse-mode", "forward-mode"}, optional
         :func:`tracegrad.jacrev` (one backward pass per output element) or
         :func:`tracegrad.jacfwd` (one forward pass per input element).
@@ -663,7 +668,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     create_graph, strict : bool, optional
         As in :func:`jacobian`.
     vectorize : bool, optional
-        Accepted; no effect.
+        As in :func:`jacobian`.
     outer_jacobian_strategy : {"reverse-mode", "forward-mode"}, optional
         The Jacobian of the gradient by reverse mode
         (``jacrev(jacrev(f))``) or forward mode (:func:`tracegrad.hessian`,
