@@ -162,7 +162,8 @@ def vmap(fun, in_axes=0, out_axes=0):
             out = fun(*a, **k)
             out_leaves, out_def = tree_flatten(out)
             out_specs = _broadcast_prefix(out_axes, out, "out_axes")
-            results = [_out(trace, o, ax, size) for o, ax in zip(out_leaves, out_specs)]
+            inputs = [x for x, _ in vals if isinstance(x, np.ndarray)]
+            results = [_out(trace, o, ax, size, inputs) for o, ax in zip(out_leaves, out_specs)]
         return tree_unflatten(out_def, results)
 
     return batched
@@ -174,7 +175,7 @@ def _as_array(x):
     return np.asarray(x)
 
 
-def _out(trace, o, ax, size):
+def _out(trace, o, ax, size, inputs):
     batched = type(o) is BatchTracer and o._trace is trace
     if ax is None:
         if batched:
@@ -197,7 +198,12 @@ def _out(trace, o, ax, size):
         )
     out = move_bdim(val, bdim, ax % nd)
     if not isinstance(out, Tracer):
-        out = np.array(out)  # fresh, writable (no views of inputs or broadcasts)
+        out = np.asarray(out)
+        # fresh and writable: copy broadcasts and views of the arguments only
+        # (a per-example gradient can be hundreds of MB; views of the
+        # computation's own temporaries are returned as they are)
+        if not out.flags.writeable or any(np.may_share_memory(out, x) for x in inputs):
+            out = np.array(out)
     return out
 
 
