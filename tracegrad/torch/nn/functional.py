@@ -9,8 +9,6 @@ records as one node is recorded under PyTorch's name for it (``relu`` ->
 -> ``AddmmBackward0``).  Softmax, log-softmax and softplus use tracegrad's
 stable kernels, so large logits give finite values and gradients.
 """
-import math
-import numbers
 import warnings
 
 import numpy as np
@@ -21,7 +19,7 @@ from ...primitives import ops
 from .. import _creation, _ops
 from .._methods import _inplace
 from .._ops import _composite, _tensor_arg
-from .._tensor import Size, Tensor
+from .._tensor import Tensor
 
 __all__ = [
     "linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softplus",
@@ -47,57 +45,161 @@ def _scalar_type_name(t):
 # linear
 
 
+def _check_expand(shape, target):
+    """PyTorch's errors for ``expand`` of a tensor of ``shape`` to ``target``."""
+    if len(shape) > len(target):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(target)}): the number of "
+            f"sizes provided ({len(target)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(shape)})"
+        )
+    for k in range(1, len(shape) + 1):  # PyTorch checks from the last dimension
+        if shape[-k] != target[-k] and shape[-k] != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[-k]}) must match the existing size "
+                f"({shape[-k]}) at non-singleton dimension {len(target) - k}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(shape)}"
+            )
+
+
+def _broadcast_shape(a, b):
+    """The broadcast of shapes ``a`` and ``b``, with PyTorch's error when they do not."""
+    n = max(len(a), len(b))
+    out = []
+    for k in range(n, 0, -1):
+        sa = a[-k] if k <= len(a) else 1
+        sb = b[-k] if k <= len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                f"non-singleton dimension {n - k}"
+            )
+        out.append(sa if sb == 1 else sb)
+    return tuple(out)
+
+
+def _type_name(t):
+    return _TYPE_NAMES.get(str(t._data.dtype), str(t._data.dtype))
+
+
+def _linear_matmul(x, wt):
+    """``x @ wt`` with the graph and errors of PyTorch's ``matmul`` for ``linear``."""
+    xd, wd = x._data.ndim, wt._data.ndim
+    k = x._data.shape[-1]
+    rows = x._data.size // k if k else int(np.prod(x._data.shape[:-1]))
+    if wd == 1:  # a 1-D weight: dot or matrix-vector product
+        if xd == 1:
+            if x._data.dtype != wt._data.dtype:
+                raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                                   f"{_type_name(x)} and {_type_name(wt)}")
+            if wt._data.shape[0] != k:
+                raise RuntimeError(
+                    f"inconsistent tensor size, expected tensor [{k}] and src "
+                    f"[{wt._data.shape[0]}] to have the same number of elements, but got {k} and "
+                    f"{wt._data.shape[0]} elements respectively"
+                )
+            return _ops.matmul(x, wt)
+        if x._data.dtype != wt._data.dtype:
+            raise RuntimeError(
+                f"addmv input tensors must have the same dtype, but got {_type_name(wt)}, "
+                f"{_type_name(x)}, and {_type_name(wt)}"
+            )
+        if wt._data.shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{k}), vec "
+                               f"({wt._data.shape[0]})")
+        if xd == 2:
+            return _ops.matmul(x, wt)
+        out = _ops.matmul(_ops.reshape(x, rows, k), wt)
+        return _composite("UnsafeViewBackward0", ops.reshape, [out], out, x._data.shape[:-1])
+    if x._data.dtype != wt._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_scalar_type_name(x)} != "
+            f"{_scalar_type_name(wt)}"
+        )
+    if wt._data.shape[0] != k:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
+            f"{wt._data.shape[0]}x{wt._data.shape[1]})"
+        )
+    if xd == 2:
+        return _ops.matmul(x, wt)
+    n_out = wt._data.shape[1]
+    if xd == 1:
+        out = _ops.matmul(_ops.unsqueeze(x, 0), wt)
+        return _composite("SqueezeBackward4", ops.reshape, [out], out, (n_out,))
+    out = _ops.matmul(_ops.reshape(x, rows, k), wt)
+    return _composite("UnsafeViewBackward0", ops.reshape, [out], out,
+                      x._data.shape[:-1] + (n_out,))
+
+
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: a fully connected layer.
 
     Parameters
     ----------
     input : Tensor
-        Shape ``(*, in_features)``.
+        Shape ``(*, in_features)``, at least 1-D.
     weight : Tensor
-        Shape ``(out_features, in_features)``.
+        Shape ``(out_features, in_features)`` (or ``(in_features,)``: one
+        output, the last dimension dropped).
     bias : Tensor, optional
-        Shape ``(out_features,)``.
+        Shape ``(out_features,)`` (anything that broadcasts to the output).
 
     Returns
     -------
     Tensor
-        Shape ``(*, out_features)``.  As in PyTorch, a 2-D input gives
-        ``grad_fn`` ``AddmmBackward0`` (``MmBackward0`` without bias) whose
-        inputs are the bias, the input and ``weight.t()``; other ranks are
-        folded to 2-D and viewed back.
+        Shape ``(*, out_features)``.  The graph is PyTorch's: a 2-D input
+        with a bias gives ``AddmmBackward0`` (inputs: the bias, the input and
+        ``weight.t()``); other ranks, with a bias of one non-trivial
+        dimension, fold the input to 2-D (``ViewBackward0`` after
+        ``AddmmBackward0``); without a bias the product is ``MmBackward0``
+        (``UnsafeViewBackward0`` or ``SqueezeBackward4`` around it for other
+        ranks, ``MvBackward0`` or ``DotBackward0`` for a 1-D weight), and
+        other biases are added after it (``AddBackward0``).
 
     Raises
     ------
     RuntimeError
-        If ``input`` and ``weight`` differ in dtype or ``in_features``.
+        With PyTorch's messages: a 0-D operand, ``input``, ``weight`` and
+        ``bias`` of different dtypes, ``in_features`` that do not match, a
+        bias that does not broadcast to the output, a weight of more than 2
+        dimensions, or a 1-D weight with a 1-D bias.
     """
     x, w = _tensor_arg(input), _tensor_arg(weight)
-    if x._data.dtype != w._data.dtype:
+    b = None if bias is None else _tensor_arg(bias)
+    xd, wd = x._data.ndim, w._data.ndim
+    if xd == 0 or wd == 0:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_scalar_type_name(x)} "
-            f"!= {_scalar_type_name(w)}"
-        )
-    nd = x._data.ndim
-    in_f = w._data.shape[-1]
-    out_f = w._data.shape[0] if w._data.ndim == 2 else 1
-    if nd == 0 or x._data.shape[-1] != in_f:
-        rows = x._data.size // max(x._data.shape[-1], 1) if nd else 1
-        cols = x._data.shape[-1] if nd else 1
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
-            f"{in_f}x{out_f})"
+            f"both arguments to linear need to be at least 1D, but they are {xd}D and {wd}D"
         )
     wt = _ops.t(w)
-    if nd == 2:
-        return _ops.matmul(x, wt) if bias is None else _ops.addmm(bias, x, wt)
+    # PyTorch's fused path (addmm of the input folded to 2-D, viewed back) for a
+    # 2-D input, or a bias with one non-trivial dimension and a contiguous input
+    fused = b is not None and (xd == 2 or (
+        sum(n != 1 for n in b._data.shape) == 1 or b._data.ndim == 1)
+        and x._data.flags.c_contiguous)
+    if not fused:
+        out = _linear_matmul(x, wt)
+        return out if b is None else _ops.add(out, b)
+    if wd != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {wd}-D tensor")
     lead = x._data.shape[:-1]
-    x2 = _ops.reshape(x, -1, in_f)
-    if bias is not None:
-        return _ops.reshape(_ops.addmm(bias, x2, wt), *lead, out_f)
-    out = _ops.matmul(x2, wt)
-    name = "SqueezeBackward4" if nd == 1 else "UnsafeViewBackward0"
-    return _composite(name, ops.reshape, [out], out, lead + (out_f,))
+    k = x._data.shape[-1]
+    rows = int(np.prod(lead))
+    x2 = x if xd == 2 else _ops.reshape(x, rows, k)
+    if b._data.dtype != w._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_type_name(b)} "
+                           f"and {_type_name(w)}")
+    if x._data.dtype != w._data.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_type_name(x)} "
+                           f"and {_type_name(w)}")
+    out_f = w._data.shape[0]
+    if w._data.shape[1] != k:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and "
+                           f"{w._data.shape[1]}x{out_f})")
+    _check_expand(b._data.shape, (rows, out_f))
+    out = _ops.addmm(b, x2, wt)
+    return out if xd == 2 else _ops.view(out, *lead, out_f)
 
 
 # --------------------------------------------------------------------------
@@ -227,17 +329,33 @@ def softplus(input, beta=1.0, threshold=20.0):
     Tensor
         ``grad_fn`` ``SoftplusBackward0``; the gradient is
         ``sigmoid(beta * input)`` below the threshold and 1 above.
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
-    x = _ops._float_input(input)
+    x = _floating(input, "softplus_cpu")
     return _composite("SoftplusBackward0", _softplus, [x], x, beta, threshold)
 
 
-def _activation(name, fn, input, inplace, inplace_name=None):
-    """``fn(input)`` recorded as ``name``; with ``inplace``, written into ``input``."""
-    if inplace:
-        return _inplace(input, lambda s: _composite(inplace_name or name, fn, [s], s),
-                        name=inplace_name or name)
+def _floating(input, kernel):
+    """``input`` as a tensor; PyTorch's NotImplementedError if it is not floating point."""
     x = _tensor_arg(input)
+    if x._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(x)}\'')
+    return x
+
+
+def _activation(name, fn, input, inplace, kernel, inplace_name=None):
+    """``fn(input)`` recorded as ``name``; with ``inplace``, written into ``input``.
+
+    ``kernel`` is PyTorch's kernel name, for the error on non-float inputs.
+    """
+    x = _floating(input, kernel)
+    if inplace:
+        return _inplace(x, lambda s: _composite(inplace_name or name, fn, [s], s),
+                        name=inplace_name or name)
     return _composite(name, fn, [x], x)
 
 
@@ -255,11 +373,17 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     Tensor
         ``grad_fn`` ``LeakyReluBackward0`` (``LeakyReluBackward1`` in
         place); the gradient at 0 is ``negative_slope``, as in PyTorch.
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
     def fn(x):
         return ops.select(ops.gt(x, 0), x, ops.mul(x, negative_slope))
 
-    return _activation("LeakyReluBackward0", fn, input, inplace, "LeakyReluBackward1")
+    return _activation("LeakyReluBackward0", fn, input, inplace, "leaky_relu_cpu",
+                       "LeakyReluBackward1")
 
 
 def gelu(input, approximate="none"):
@@ -281,11 +405,14 @@ def gelu(input, approximate="none"):
     ------
     RuntimeError
         For another ``approximate``.
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _activation("GeluBackward0",
-                       lambda x: _tnn.gelu(x, approximate=approximate == "tanh"), input, False)
+                       lambda x: _tnn.gelu(x, approximate=approximate == "tanh"), input, False,
+                       "GeluKernelImpl")
 
 
 def silu(input, inplace=False):
@@ -300,8 +427,13 @@ def silu(input, inplace=False):
     -------
     Tensor
         ``grad_fn`` ``SiluBackward0``.
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
-    return _activation("SiluBackward0", _tnn.silu, input, inplace)
+    return _activation("SiluBackward0", _tnn.silu, input, inplace, "silu_cpu")
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -317,8 +449,13 @@ def elu(input, alpha=1.0, inplace=False):
     -------
     Tensor
         ``grad_fn`` ``EluBackward0`` (``EluBackward1`` in place).
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
-    return _activation("EluBackward0", lambda x: _tnn.elu(x, alpha), input, inplace,
+    return _activation("EluBackward0", lambda x: _tnn.elu(x, alpha), input, inplace, "elu_cpu",
                        "EluBackward1")
 
 
@@ -332,9 +469,20 @@ def logsigmoid(input):
     Returns
     -------
     Tensor
-        ``grad_fn`` ``LogSigmoidBackward0``.
+        ``grad_fn`` ``LogSigmoidBackward0``; ``+0.0`` (not ``-0.0``) for large
+        inputs, as PyTorch.
+
+    Raises
+    ------
+    NotImplementedError
+        For an integer or bool ``input`` (PyTorch's message).
     """
-    return _activation("LogSigmoidBackward0", _tnn.log_sigmoid, input, False)
+    return _activation("LogSigmoidBackward0", _log_sigmoid, input, False, "log_sigmoid_cpu")
+
+
+def _log_sigmoid(x):
+    # 0 - softplus(-x): +0.0 (not -0.0) for large x, as PyTorch prints it
+    return ops.sub(0.0, _tnn.softplus(ops.neg(x)))
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -410,8 +558,12 @@ def one_hot(tensor, num_classes=-1):
 # losses
 
 
-def _reduction(size_average, reduce, reduction):
-    """The ``reduction`` string, from the legacy ``size_average``/``reduce`` if given."""
+def _reduction(size_average, reduce, reduction, check=True):
+    """The ``reduction`` string, from the legacy ``size_average``/``reduce`` if given.
+
+    ``check=False`` leaves an unknown string to be reported later (the
+    weighted losses report it after their other checks, as PyTorch does).
+    """
     if size_average is not None or reduce is not None:
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -420,7 +572,7 @@ def _reduction(size_average, reduce, reduction):
             f"size_average and reduce args will be deprecated, please use "
             f"reduction='{reduction}' instead.", UserWarning, stacklevel=3,
         )
-    if reduction not in ("none", "mean", "sum"):
+    if check and reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
 
@@ -434,6 +586,11 @@ def _reduce(loss, reduction):
     return loss
 
 
+def _scalar_op(name, fn, x, scalar):
+    """``fn(x, scalar)`` recorded as PyTorch's Scalar overload (one edge: ``MulBackward1``)."""
+    return _composite(name, fn, [x], x, scalar)
+
+
 def _warn_target_size(input, target):
     if target.shape != input.shape:
         warnings.warn(
@@ -444,6 +601,16 @@ def _warn_target_size(input, target):
         )
 
 
+def _broadcast_pair(x, y):
+    """``torch.broadcast_tensors(x, y)``: whichever differs from the common shape is expanded."""
+    shape = _broadcast_shape(x._data.shape, y._data.shape)
+    if x._data.shape != shape:
+        x = _ops.expand(x, *shape)
+    if y._data.shape != shape:
+        y = _ops.expand(y, *shape)
+    return x, y
+
+
 def _weighted(loss, weight, reduction, input):
     """PyTorch's elementwise-weighted reduction: ``sum(w * l) / sum(w)`` for the mean."""
     if weight.shape != input.shape:
@@ -451,8 +618,13 @@ def _weighted(loss, weight, reduction, input):
     loss = _ops.mul(loss, weight)
     if reduction == "none":
         return loss
-    total = _ops.sum(loss)
-    return total if reduction == "sum" else _ops.div(total, weight.sum())
+    if reduction == "sum":
+        return _ops.sum(loss)
+    if reduction == "mean":
+        return _ops.div(_ops.sum(loss), weight.sum())
+    raise ValueError(
+        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+    )
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -461,7 +633,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     Parameters
     ----------
     input, target : Tensor
-        Broadcastable (a shape mismatch warns, as in PyTorch).
+        Broadcastable (a shape mismatch warns, as in PyTorch; the one that
+        differs from the common shape is expanded, ``ExpandBackward0``).
     size_average, reduce : bool, optional
         Deprecated; use ``reduction``.
     reduction : {'mean', 'sum', 'none'}, optional
@@ -478,17 +651,20 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     ------
     ValueError
         For an unknown ``reduction`` or a ``weight`` of another shape.
+    RuntimeError
+        If ``input`` and ``target`` do not broadcast (PyTorch's message).
     """
-    reduction = _reduction(size_average, reduce, reduction)
     x, y = _tensor_arg(input), _tensor_arg(target)
     _warn_target_size(x, y)
+    reduction = _reduction(size_average, reduce, reduction, check=weight is None)
+    xe, ye = _broadcast_pair(x, y)
     if weight is not None:
-        return _weighted(_ops.pow(_ops.sub(x, y), 2), weight, reduction, x)
+        return _weighted(_ops.pow(_ops.sub(xe, ye), 2), weight, reduction, x)
 
     def fn():
-        return _reduce(ops.integer_pow(_ops.sub(x, y), 2), reduction)
+        return _reduce(ops.integer_pow(_ops.sub(xe, ye), 2), reduction)
 
-    return _composite("MseLossBackward0", fn, [x, y])
+    return _composite("MseLossBackward0", fn, [xe, ye])
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -497,6 +673,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     Parameters
     ----------
     input, target : Tensor
+        Broadcastable (a shape mismatch warns, as in PyTorch).
     size_average, reduce : bool, optional
         Deprecated; use ``reduction``.
     reduction : {'mean', 'sum', 'none'}, optional
@@ -513,11 +690,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     ------
     ValueError
         For an unknown ``reduction`` or a ``weight`` of another shape.
+    RuntimeError
+        If ``input`` and ``target`` do not broadcast (PyTorch's message).
     """
-    reduction = _reduction(size_average, reduce, reduction)
     x, y = _tensor_arg(input), _tensor_arg(target)
     _warn_target_size(x, y)
-    loss = _ops.abs(_ops.sub(x, y))
+    reduction = _reduction(size_average, reduce, reduction, check=weight is None)
+    xe, ye = _broadcast_pair(x, y)
+    loss = _ops.abs(_ops.sub(xe, ye))
     if weight is not None:
         return _weighted(loss, weight, reduction, x)
     if reduction == "mean":
@@ -525,52 +705,62 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _ops.sum(loss) if reduction == "sum" else loss
 
 
-def _class_targets(input, target, weight, ignore_index):
-    """Validated indices and per-element coefficients of an NLL loss.
-
-    Returns ``(safe, coef, cdim)``: the targets with ignored entries set to
-    class 0, ``weight[target]`` (1 without weights) zeroed at ignored
-    entries, and the class dimension of ``input``.
-    """
-    t = target._data
-    if t.dtype.kind not in "iu":
-        raise RuntimeError(
-            "expected target dtype to be Long or Byte, but got "
-            f"{_TYPE_NAMES.get(str(t.dtype), str(t.dtype))}"
-        )
-    nd = input._data.ndim
+def _check_nll_operands(x, t, weight):
+    """PyTorch's checks of an NLL loss's input, target and weight, in its order."""
+    xs, ts = x._data.shape, t._data.shape
+    nd = len(xs)
     if nd < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
-    cdim = 0 if nd == 1 else 1
-    if nd >= 2 and t.ndim >= 1 and input._data.shape[0] != t.shape[0]:
+    if nd != 1 and (ts[0] if ts else 0) != xs[0]:
         raise ValueError(
-            f"Expected input batch_size ({input._data.shape[0]}) to match target "
-            f"batch_size ({t.shape[0]})."
+            f"Expected input batch_size ({xs[0]}) to match target batch_size "
+            f"({ts[0] if ts else 0})."
         )
-    expected = input._data.shape[:cdim] + input._data.shape[cdim + 1:]
-    if t.shape != expected:
+    if nd > 2 and ts[1:] != xs[2:]:
+        raise RuntimeError(f"Expected target size {[xs[0], *xs[2:]]}, got {list(ts)}")
+    if nd <= 2 and len(ts) > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and len(ts) == 1 and ts[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {ts[0]}")
+    tdt = t._data.dtype
+    if nd > 2 and tdt == np.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
+    if tdt not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(t)}")
+    if weight is None:
+        return None
+    w = _tensor_arg(weight)
+    if w._data.dtype != x._data.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(x)} but found {_type_name(w)}")
+    n_classes = xs[0 if nd == 1 else 1]
+    if w._data.shape != (n_classes,):
+        if nd > 2:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
         raise RuntimeError(
-            f"expected target of shape {list(expected)} for input of shape "
-            f"{list(input._data.shape)}, got {list(t.shape)}"
+            f"weight tensor should be defined either for all {n_classes} classes or no "
+            f"classes but got weight tensor of shape: {list(w._data.shape)}"
         )
-    n_classes = input._data.shape[cdim]
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= n_classes))
+    return w._data
+
+
+def _class_targets(x, t, weight, ignore_index):
+    """Checked class indices of an NLL loss and their coefficients.
+
+    Returns ``(safe, coef)``: the targets (shaped like the loss) with ignored
+    entries set to class 0, and ``weight[target]`` (1 without weights),
+    zero at ignored entries, in the input's dtype.
+    """
+    w = _check_nll_operands(x, t, weight)
+    tv = t._data.reshape(()) if x._data.ndim == 1 else t._data
+    n_classes = x._data.shape[0 if x._data.ndim == 1 else 1]
+    valid = tv != ignore_index
+    bad = valid & ((tv < 0) | (tv >= n_classes))
     if bad.any():
-        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
-    safe = np.where(valid, t, 0).astype(np.intp)
-    dt = input._data.dtype
-    if weight is not None:
-        w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
-        if w.shape != (n_classes,):
-            raise RuntimeError(
-                f"weight tensor should be defined either for all {n_classes} classes or no "
-                f"classes but got weight tensor of shape: {list(w.shape)}"
-            )
-        coef = np.where(valid, w[safe], 0).astype(dt)
-    else:
-        coef = valid.astype(dt)
-    return safe, coef, cdim
+        raise IndexError(f"Target {int(tv[bad].flat[0])} is out of bounds.")
+    safe = np.where(valid, tv, 0).astype(np.intp)
+    dt = x._data.dtype
+    coef = valid.astype(dt) if w is None else np.where(valid, w[safe], 0).astype(dt)
+    return safe, coef
 
 
 def _nll(x, safe, coef, cdim, reduction):
@@ -582,7 +772,11 @@ def _nll(x, safe, coef, cdim, reduction):
     total = ops.reduce_sum(loss, tuple(range(loss.ndim)))
     if reduction == "sum":
         return total
-    return ops.div(total, np.asarray(coef.sum(), dtype=coef.dtype))
+    denom = coef.sum()
+    if denom == 0:
+        # every target ignored: PyTorch's 0/0 is NaN, with a zero gradient
+        return ops.add(total, np.asarray(np.nan, coef.dtype))
+    return ops.div(total, np.asarray(denom, dtype=coef.dtype))
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -594,36 +788,53 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     input : Tensor
         Log-probabilities, shape ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``.
     target : Tensor
-        int64 class indices, shape ``()``, ``(N,)`` or ``(N, d1, ...)``.
+        int64 (or uint8) class indices, shape ``()``, ``(N,)`` or
+        ``(N, d1, ...)``.
     weight : Tensor, optional
-        Per-class weights, shape ``(C,)`` (no gradient).
+        Per-class weights, shape ``(C,)``, of the input's dtype (no gradient).
     size_average, reduce : bool, optional
         Deprecated; use ``reduction``.
     ignore_index : int, optional
         Targets equal to it contribute nothing (default -100).
     reduction : {'mean', 'sum', 'none'}, optional
         ``'mean'`` divides by the summed weights of the non-ignored targets
-        (NaN if every target is ignored, as in PyTorch).
+        (NaN, with a zero gradient, if every target is ignored, as in
+        PyTorch).
 
     Returns
     -------
     Tensor
-        ``grad_fn`` ``NllLossBackward0``.
+        ``grad_fn`` ``NllLossBackward0`` for 1-D and 2-D inputs,
+        ``NllLoss2DBackward0`` for more dimensions (PyTorch folds other ranks
+        to 4-D, ``ViewBackward0``, and views ``'none'`` results back).
 
     Raises
     ------
     RuntimeError
-        For non-integer targets, a target of the wrong shape or a weight
-        not of shape ``(C,)``.
+        With PyTorch's messages: a target that is not int64/uint8 or of the
+        wrong shape, a weight not of shape ``(C,)`` or of another dtype.
     ValueError
-        For mismatched batch sizes or an unknown ``reduction``.
+        For mismatched batch sizes, a 0-D input or an unknown ``reduction``.
     IndexError
         For a target outside ``[0, C)`` that is not ``ignore_index``.
     """
     reduction = _reduction(size_average, reduce, reduction)
     x, t = _tensor_arg(input), _tensor_arg(target)
-    safe, coef, cdim = _class_targets(x, t, weight, ignore_index)
-    return _composite("NllLossBackward0", _nll, [x], x, safe, coef, cdim, reduction)
+    safe, coef = _class_targets(x, t, weight, ignore_index)
+    nd = x._data.ndim
+    if nd <= 2:
+        return _composite("NllLossBackward0", _nll, [x], x, safe, coef, 0 if nd == 1 else 1,
+                          reduction)
+    shape = x._data.shape
+    if nd != 4:  # PyTorch's nll_loss_nd folds the spatial dimensions into one
+        rest = int(np.prod(shape[2:]))
+        x = _ops.view(x, shape[0], shape[1], 1 if rest else 0, rest)
+        safe = safe.reshape(x._data.shape[:1] + x._data.shape[2:])
+        coef = coef.reshape(safe.shape)
+    out = _composite("NllLoss2DBackward0", _nll, [x], x, safe, coef, 1, reduction)
+    if reduction == "none" and nd != 4:
+        out = _ops.view(out, shape[0], *shape[2:])
+    return out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
@@ -635,82 +846,123 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     input : Tensor
         Unnormalized logits, shape ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``.
     target : Tensor
-        int64 class indices (shape of ``input`` without the class
-        dimension), or float class probabilities shaped like ``input``.
+        Class probabilities (floating point) when shaped like ``input``,
+        otherwise int64 class indices (the shape of ``input`` without the
+        class dimension), as PyTorch decides.
     weight : Tensor, optional
         Per-class weights, shape ``(C,)``.
     size_average, reduce : bool, optional
         Deprecated; use ``reduction``.
     ignore_index : int, optional
-        For index targets: targets equal to it contribute nothing.
+        For index targets: targets equal to it contribute nothing.  Must be
+        negative for probability targets.
     reduction : {'mean', 'sum', 'none'}, optional
         For index targets the mean divides by the summed weights of the
-        non-ignored targets; for probabilities by the batch size.
+        non-ignored targets; for probabilities by the number of samples
+        (``input.numel() // C``; NaN for an empty batch).
     label_smoothing : float, optional
-        In ``[0, 1]``: mixes the target with the uniform distribution
-        (Szegedy et al. 2016, "Rethinking the Inception Architecture").
+        At most 1; mixes the target with the uniform distribution (Szegedy et
+        al. 2016, "Rethinking the Inception Architecture").  Values <= 0 mean
+        no smoothing.
 
     Returns
     -------
     Tensor
         For index targets without smoothing: ``nll_loss(log_softmax(input,
-        1), target)``, ``grad_fn`` ``NllLossBackward0``.
+        1), target)``, ``grad_fn`` ``NllLossBackward0``.  With smoothing or
+        probabilities, PyTorch's composition (``AddBackward0``,
+        ``MulBackward1``, ``DivBackward1``, ...).
 
     Raises
     ------
-    RuntimeError, ValueError, IndexError
-        As :func:`nll_loss`; ValueError also for ``label_smoothing``
-        outside ``[0, 1]``.
+    RuntimeError
+        As :func:`nll_loss`; for non-float probability targets, a
+        non-negative ``ignore_index`` with probabilities, a weight not of
+        shape ``(C,)`` and ``label_smoothing`` above 1.
+    ValueError, IndexError
+        As :func:`nll_loss`.
     """
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x, t = _tensor_arg(input), _tensor_arg(target)
     cdim = 0 if x.dim() == 1 else 1
+    if x._data.shape == t._data.shape:
+        return _soft_cross_entropy(x, t, weight, ignore_index, reduction, label_smoothing, cdim)
+    if label_smoothing <= 0:
+        return nll_loss(_ops.log_softmax(x, cdim), t, weight, None, ignore_index, None,
+                        reduction)
+    _check_smoothing(label_smoothing)
     logp = _ops.log_softmax(x, cdim)
-    n_classes = x.shape[cdim]
-    if t._data.dtype.kind == "f":
-        return _soft_cross_entropy(logp, t, weight, reduction, label_smoothing, cdim)
-    if label_smoothing == 0:
-        return nll_loss(logp, t, weight, None, ignore_index, None, reduction)
-    safe, coef, _ = _class_targets(logp, t, weight, ignore_index)
-    nll = _composite("NllLossBackward0", _nll, [logp], logp, safe, coef, cdim, reduction)
+    nll = nll_loss(logp, t, weight, None, ignore_index, None, reduction)
+    safe, coef = _class_targets(logp, t, weight, ignore_index)
     terms = logp if weight is None else _ops.mul(logp, _class_shaped(weight, logp.dim(), cdim))
-    smooth = _ops.neg(_ops.sum(terms, cdim))
-    ignored = t._data == ignore_index
-    if ignored.any():
-        smooth = _ops.masked_fill(smooth, ignored, 0.0)
+    ignored = t._data.reshape(safe.shape) == ignore_index
+    smooth = _ops.masked_fill(_ops.neg(_ops.sum(terms, cdim)), ignored, 0.0)
     if reduction == "mean":
-        smooth = _ops.div(_ops.sum(smooth), float(coef.sum()))
+        smooth = _ops.div(_ops.sum(smooth), Tensor._wrap(np.asarray(coef.sum(), coef.dtype)))
     elif reduction == "sum":
         smooth = _ops.sum(smooth)
-    return _ops.add(_ops.mul(nll, 1.0 - label_smoothing),
-                    _ops.mul(smooth, label_smoothing / n_classes))
+    n_classes = x.shape[cdim]
+    return _ops.add(_scalar_op("MulBackward1", ops.mul, nll, 1.0 - label_smoothing),
+                    _scalar_op("MulBackward1", ops.mul, smooth, label_smoothing / n_classes))
+
+
+def _check_smoothing(label_smoothing):
+    if label_smoothing > 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )
 
 
 def _class_shaped(weight, ndim, cdim):
-    """``weight`` (C,) reshaped to broadcast along the class dimension."""
-    return _ops.reshape(weight, *[-1 if i == cdim else 1 for i in range(ndim)])
+    """``weight`` (C,) viewed to broadcast along the class dimension."""
+    if ndim <= 1:
+        return weight
+    return _ops.view(weight, *[-1 if i == cdim else 1 for i in range(ndim)])
 
 
-def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, cdim):
-    if target.shape != logp.shape:
+def _soft_cross_entropy(x, target, weight, ignore_index, reduction, label_smoothing, cdim):
+    if target._data.dtype.kind != "f":
+        raise RuntimeError("Expected floating point type for target with class probabilities, "
+                           f"got {_type_name(target)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    n_classes = x._data.shape[cdim] if x._data.ndim else 1
+    if weight is not None and tuple(weight.shape) != (n_classes,):
         raise RuntimeError(
-            "Expected floating point target to have the same shape as input (class "
-            f"probabilities), got target {list(target.shape)} and input {list(logp.shape)}"
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} classes "
+            f"or no classes but got weight tensor of shape: {list(weight.shape)}"
         )
-    n_classes = logp.shape[cdim]
+    logp = _ops.log_softmax(x, cdim)
     if label_smoothing > 0:
-        target = _ops.add(_ops.mul(target, 1.0 - label_smoothing), label_smoothing / n_classes)
+        _check_smoothing(label_smoothing)
+        target = _scalar_op("AddBackward1", ops.add,
+                            _scalar_op("MulBackward1", ops.mul, target, 1.0 - label_smoothing),
+                            label_smoothing / n_classes)
     terms = _ops.mul(logp, target)
     if weight is not None:
         terms = _ops.mul(terms, _class_shaped(weight, logp.dim(), cdim))
     if reduction == "none":
         return _ops.neg(_ops.sum(terms, cdim))
-    total = _ops.neg(_ops.sum(terms))
+    total = _ops.sum(terms)
     if reduction == "sum":
-        return total
-    return _ops.div(total, logp.numel() // n_classes)
+        return _ops.neg(total)
+    if logp.numel() == 0:  # PyTorch fills the empty sum with NaN
+        nan = np.asarray(np.nan, total._data.dtype)
+        filled = _composite("FillBackward2", lambda: ops.add(ops.mul(total, 0.0), nan), [total])
+        return _ops.neg(filled)
+    return _scalar_op("DivBackward1", ops.div, _ops.neg(total), logp.numel() // n_classes)
+
+
+def _check_bce_weight(weight_shape, shape):
+    """PyTorch's error for a BCE ``weight`` that does not broadcast to the input."""
+    for k in range(1, len(weight_shape) + 1):
+        ws, ts = weight_shape[-k], (shape[-k] if k <= len(shape) else 1)
+        if ws != ts and ws != 1 and ts != 1:
+            raise RuntimeError(
+                f"Attempting to broadcast a dimension of length {ws} at -{k}! Mismatching "
+                f"argument at index 1 had torch.Size({list(weight_shape)}); but expected shape "
+                f"should be broadcastable to {list(shape)}"
+            )
 
 
 def _clamped_log(fn, v, ok, safe):
@@ -767,7 +1019,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     ValueError
         If ``target`` and ``input`` differ in shape, or ``reduction`` is unknown.
     RuntimeError
-        If an element of ``input`` is outside ``[0, 1]``.
+        If an element of ``input`` is outside ``[0, 1]``, ``target`` has
+        another dtype or ``weight`` does not broadcast (PyTorch's messages).
     """
     reduction = _reduction(size_average, reduce, reduction)
     x, y = _tensor_arg(input), _tensor_arg(target)
@@ -776,11 +1029,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
             f"Using a target size ({y.size()}) that is different to the input size "
             f"({x.size()}) is deprecated. Please ensure they have the same size."
         )
-    if x._data.size and not ((x._data >= 0) & (x._data <= 1)).all():
-        raise RuntimeError("all elements of input should be between 0 and 1")
     w = None
     if weight is not None:
-        w = np.broadcast_to(_ops._value(weight), x._data.shape)
+        w = np.asarray(_ops._value(weight))
+        _check_bce_weight(w.shape, x._data.shape)
+        w = np.broadcast_to(w.astype(x._data.dtype), x._data.shape)
+    if y._data.dtype != x._data.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(y)} but expected {_type_name(x)}")
+    if x._data.size and not ((x._data >= 0) & (x._data <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
     return _composite("BinaryCrossEntropyBackward0", _bce, [x, y], x, y, w, reduction)
 
 
@@ -790,9 +1047,19 @@ def _bce_logits(x, y, w, pos_weight, reduction):
     if pos_weight is not None:
         sp = ops.mul(ops.add(1.0, ops.mul(ops.sub(pos_weight, 1.0), y)), sp)
     loss = ops.add(ops.mul(ops.sub(1.0, y), x), sp)
+    if loss.dtype != y.dtype:  # PyTorch accumulates into (1 - target): its dtype wins
+        loss = ops.convert_element_type(loss, y.dtype)
     if w is not None:
         loss = ops.mul(loss, w)
     return _reduce(loss, reduction)
+
+
+def _check_in_place_broadcast(a, b, out_shape):
+    """PyTorch's errors when ``b`` multiplies a tensor of shape ``out_shape`` in place."""
+    shape = _broadcast_shape(a, b)
+    if shape != tuple(out_shape):
+        raise RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -804,7 +1071,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     input : Tensor
         Logits.
     target : Tensor
-        Same shape as ``input``, values in ``[0, 1]``.
+        Same shape as ``input``, floating point, values in ``[0, 1]``.
     weight : Tensor, optional
         Broadcastable to ``input``; multiplies each element's loss.
     size_average, reduce : bool, optional
@@ -818,18 +1085,31 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     Tensor
         ``(1 - t) x + (1 + (pos_weight - 1) t) softplus(-x)``, reduced;
         ``grad_fn`` ``BinaryCrossEntropyWithLogitsBackward0``.  Finite for
-        logits of any size.
+        logits of any size (``±1000`` included).
 
     Raises
     ------
     ValueError
         If ``target`` and ``input`` differ in shape, or ``reduction`` is unknown.
+    RuntimeError
+        For an integer ``target``, or a ``weight``/``pos_weight`` that does not
+        broadcast to the input (PyTorch's messages).
     """
     reduction = _reduction(size_average, reduce, reduction)
     x, y = _tensor_arg(input), _tensor_arg(target)
     if y.shape != x.shape:
         raise ValueError(f"Target size ({y.size()}) must be the same as input size ({x.size()})")
-    w = None if weight is None else _ops._value(weight)
-    pw = None if pos_weight is None else _ops._value(pos_weight)
+    if y._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {_type_name(x)} can't be cast to the desired output "
+                           f"type {_type_name(y)}")
+    dt = y._data.dtype  # the result's dtype (PyTorch's in-place accumulation)
+    w = None if weight is None else np.asarray(_ops._value(weight))
+    pw = None if pos_weight is None else np.asarray(_ops._value(pos_weight))
+    if pw is not None:
+        _check_in_place_broadcast(pw.shape, y._data.shape, x._data.shape)
+        pw = pw.astype(dt)
+    if w is not None:
+        _check_in_place_broadcast(x._data.shape, w.shape, x._data.shape)
+        w = w.astype(dt)
     return _composite("BinaryCrossEntropyWithLogitsBackward0", _bce_logits, [x, y], x, y, w,
                       pw, reduction)

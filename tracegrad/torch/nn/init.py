@@ -19,7 +19,7 @@ from .._methods import _write
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
     "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-    "kaiming_normal_", "orthogonal_",
+    "kaiming_normal_", "orthogonal_", "dirac_", "sparse_",
 ]
 
 _LINEAR_LIKE = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
@@ -87,7 +87,7 @@ def _calculate_fan_in_and_fan_out(tensor):
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of ['fan_in', 'fan_out']")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -417,3 +417,79 @@ def orthogonal_(tensor, gain=1, generator=None):
     if rows < cols:
         q = q.T
     return _fill(tensor, (gain * q).reshape(tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """Fill a 3-, 4- or 5-D convolution weight with the Dirac delta (an identity filter).
+
+    Each of the ``groups`` blocks of ``size(0) // groups`` output channels maps
+    input channel ``d`` to output channel ``d`` through a single 1 at the
+    centre of the kernel (index ``size(k) // 2`` in each spatial dimension);
+    everything else is 0.
+
+    Parameters
+    ----------
+    tensor : Tensor
+        3-, 4- or 5-D: ``(out_channels, in_channels, *kernel)``.
+    groups : int, optional
+        Number of groups (default 1); must divide ``size(0)``.
+
+    Returns
+    -------
+    Tensor
+        ``tensor`` itself.
+
+    Raises
+    ------
+    ValueError
+        For another rank, or ``size(0)`` not divisible by ``groups``.
+    """
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    shape = tuple(tensor.shape)
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = shape[0] // groups
+    centre = tuple(n // 2 for n in shape[2:])
+    values = np.zeros(shape)
+    for g in range(groups):
+        for d in range(min(per_group, shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fill a 2-D tensor with ``N(0, std**2)`` samples, then zero a fraction of each column.
+
+    In each column, ``ceil(sparsity * rows)`` entries chosen at random are set
+    to 0 (Martens 2010, "Deep learning via Hessian-free optimization").
+
+    Parameters
+    ----------
+    tensor : Tensor
+        2-D.
+    sparsity : float
+        Fraction of each column to zero.
+    std : float, optional
+        Standard deviation of the nonzero entries (default 0.01).
+    generator : Generator, optional
+
+    Returns
+    -------
+    Tensor
+        ``tensor`` itself.
+
+    Raises
+    ------
+    ValueError
+        If ``tensor`` is not 2-D.
+    """
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tuple(tensor.shape)
+    n_zeros = int(math.ceil(sparsity * rows))
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    for c in range(cols):
+        values[rng.permutation(rows)[:n_zeros], c] = 0
+    return _fill(tensor, values)

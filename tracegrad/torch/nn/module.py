@@ -554,11 +554,7 @@ class Module:
         if target == "":
             return mod
         for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError(f"`{item}` is not an nn.Module")
+            mod = _member(mod, item, Module)
         return mod
 
     def get_parameter(self, target):
@@ -578,10 +574,30 @@ class Module:
             If the path does not name a parameter.
         """
         mod_path, _, name = target.rpartition(".")
+        return _member(self.get_submodule(mod_path), name, Parameter)
+
+    def get_buffer(self, target):
+        """The buffer at the dotted path ``target`` (``"block.running_mean"``).
+
+        Parameters
+        ----------
+        target : str
+
+        Returns
+        -------
+        Tensor
+
+        Raises
+        ------
+        AttributeError
+            If the path does not name a registered buffer.
+        """
+        mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
-        if name not in mod._parameters:
-            raise AttributeError(f"{mod._get_name()} has no parameter `{name}`")
-        return mod._parameters[name]
+        value = _member(mod, name, object)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return value
 
     # ------------------------------------------------------------------
     # modes and gradients
@@ -961,6 +977,16 @@ class Module:
             else:
                 body = "\n  " + "\n  ".join(lines) + "\n"
         return f"{self._get_name()}({body})"
+
+
+def _member(mod, name, cls):
+    """``mod.name``, which must be a ``cls`` (PyTorch's errors for paths of submodules)."""
+    if not hasattr(mod, name):
+        raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+    value = getattr(mod, name)
+    if not isinstance(value, cls):
+        raise AttributeError(f"`{name}` is not an nn.{cls.__name__}")
+    return value
 
 
 def _register_hook(table, hid, hook, prepend):

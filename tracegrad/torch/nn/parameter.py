@@ -50,6 +50,10 @@ class Parameter(Tensor):
                 f"nn.Parameter expects a Tensor as data, got {type(data).__name__}; "
                 "convert it first, e.g. nn.Parameter(torch.tensor(values))."
             )
+        if requires_grad and data._data.dtype.kind not in "fc":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         p = object.__new__(cls)
         p._init(data._data, version=data._vc)
         if requires_grad:

@@ -8,11 +8,46 @@ starting rate as ``initial_lr``.  The multiplicative schedulers update the
 current rate (so they compose with other changes to it), with PyTorch's
 formulas, so the rates match PyTorch's to the last bit.
 """
+import bisect
+import functools
 import math
+import warnings
+import weakref
 from collections import Counter
+
+from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
            "CosineAnnealingLR"]
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the new "
+    "chainable form, where available. Please open an issue if you are unable to replicate "
+    "your use case: https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+def _record_optimizer_steps(optimizer):
+    """Make ``optimizer.step`` set ``optimizer._opt_called`` (for the call-order warning).
+
+    The instance's ``step`` is replaced once by a wrapper around the class's
+    method; the wrapper holds the optimizer weakly.
+    """
+    if getattr(optimizer.step, "_records_calls", False):
+        return
+    method = type(optimizer).step
+    ref = weakref.ref(optimizer)
+
+    @functools.wraps(method)
+    def step(*args, **kwargs):
+        opt = ref()
+        opt._opt_called = True
+        return method(opt, *args, **kwargs)
+
+    step._records_calls = True
+    optimizer.step = step
 
 
 class LRScheduler:
@@ -26,11 +61,15 @@ class LRScheduler:
 
     Raises
     ------
+    TypeError
+        If ``optimizer`` is not an :class:`~.optimizer.Optimizer`.
     KeyError
         When resuming (``last_epoch != -1``) on groups without ``initial_lr``.
     """
 
     def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
@@ -38,19 +77,37 @@ class LRScheduler:
             elif "initial_lr" not in group:
                 raise KeyError(
                     f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
-                    "an optimizer"
+                    "scheduler with last_epoch >= 0.\nThis typically happens when:\n1. You're "
+                    "trying to resume training from a checkpoint but haven't properly loaded the "
+                    "optimizer state\n2. You're using last_epoch >= 0 for a fresh training run "
+                    "(not recommended)"
                 )
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _record_optimizer_steps(optimizer)
         self._step_count = 0
-        self.step()
+        self._get_lr_called_within_step = False
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
-        """The rates for the current ``last_epoch`` (one per group)."""
+        """The rates for the current ``last_epoch`` (one per group).
+
+        Called by :meth:`step`; calling it directly warns (use
+        :meth:`get_last_lr`), as in PyTorch.
+        """
         raise NotImplementedError
 
     def _current(self):
         return [g["lr"] for g in self.optimizer.param_groups]
+
+    def _warn_outside_step(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=3)
 
     def step(self, epoch=None):
         """Advance one epoch and write the new rates into the optimizer.
@@ -58,16 +115,39 @@ class LRScheduler:
         Parameters
         ----------
         epoch : int, optional
-            Deprecated in PyTorch; jumps to that epoch (closed form where
-            the scheduler has one).
+            Deprecated (a UserWarning, as in PyTorch); jumps to that epoch
+            (closed form where the scheduler has one).
+
+        Warns
+        -----
+        UserWarning
+            On the first call after construction if ``optimizer.step()`` has
+            not run yet (the order PyTorch 1.1 changed), and when ``epoch``
+            is given.
         """
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
+                "1.1.0 and later, you should call them in the opposite order: "
+                "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                "result in PyTorch skipping the first value of the learning rate schedule. See "
+                "more details at https://pytorch.org/docs/stable/optim.html"
+                "#how-to-adjust-learning-rate", UserWarning, stacklevel=2,
+            )
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._closed_form() if hasattr(self, "_closed_form") else self.get_lr()
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed = getattr(self, "_closed_form", None)
+                values = closed() if closed is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
@@ -118,6 +198,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._current()
         return [lr * self.gamma for lr in self._current()]
@@ -144,9 +225,14 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         if self.last_epoch not in self.milestones:
             return self._current()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current()]
+
+    def _closed_form(self):
+        passed = bisect.bisect_right(sorted(self.milestones.elements()), self.last_epoch)
+        return [b * self.gamma ** passed for b in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -164,6 +250,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         if self.last_epoch == 0:
             return self._current()
         return [lr * self.gamma for lr in self._current()]
@@ -199,6 +286,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         return [b * f(self.last_epoch) for f, b in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -226,6 +314,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         t, T, lo = self.last_epoch, self.T_max, self.eta_min
         if t == 0:
             return self._current()

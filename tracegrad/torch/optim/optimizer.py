@@ -132,7 +132,8 @@ class Optimizer:
 
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
-                "this will cause an error",
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
                 UserWarning, stacklevel=3,
             )
         existing = {id(p) for g in self.param_groups for p in g["params"]}
@@ -226,7 +227,7 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        """Restore a state from :meth:`state_dict` (deep-copied; tensors cast to the parameters' dtypes).
+        """Restore a state saved by :meth:`state_dict` (a deep copy, in the parameters' dtypes).
 
         Parameters
         ----------
@@ -274,6 +275,8 @@ class Optimizer:
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")
             lines.append(f"Parameter Group {i}")
             for key in sorted(group):
                 if key != "params":
@@ -294,9 +297,10 @@ def _check(cond, message):
         raise ValueError(message)
 
 
-def _check_common(lr, weight_decay):
-    _check(float(lr) >= 0.0, f"Invalid learning rate: {lr}")
-    _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+def _check_lr(lr):
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    _check(0.0 <= lr, f"Invalid learning rate: {lr}")
 
 
 class SGD(Optimizer):
@@ -337,8 +341,9 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
-        _check_common(lr, weight_decay)
+        _check_lr(lr)
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
@@ -412,10 +417,11 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check_common(lr, weight_decay)
-        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check_lr(lr)
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable, fused=fused,
