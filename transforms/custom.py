@@ -34,7 +34,7 @@ import threading
 
 import numpy as np
 
-from ..interpreters.core import EvalTrace, Trace, Tracer, new_trace, set_trace
+from ..interpreters.core import EvalTrace, Trace, Tracer, _ctx, new_trace, set_trace
 from ..primitives.core import Primitive, dtype_of, shape_of
 from ..primitives import ops
 from ..tree_util import tree_flatten, tree_unflatten
@@ -67,7 +67,11 @@ class _ClosedOver(TypeError):
         super().__init__(
             f"{what} uses a traced value (shape {tracer.shape}, dtype {tracer.dtype}) "
             "from an enclosing transform that it did not receive as an argument and "
-            "did not use when it was first called. Pass the value as an argument."
+            "did not use when it was first called. It is run again later (checkpoint's "
+            "recomputation, a custom rule during the backward pass) and must compute the "
+            "same thing then; a closure over a variable that changed since (a loop "
+            "variable captured by a lambda) reads the new value. Pass the value as an "
+            "argument, or bind it as a default argument (lambda h, w=w: ...)."
         )
         self.tracer = tracer
         self.owner = owner
@@ -126,6 +130,12 @@ def _bind_discovering(prim, flat, closed, owner, make_params):
             if e.owner is not owner or any(e.tracer is c for c in closed):
                 raise
             closed.append(e.tracer)
+
+
+def _untraced(flat):
+    """True when no transform is running and no argument is traced (the
+    call would only evaluate the function)."""
+    return type(_ctx.trace) is EvalTrace and not any(isinstance(x, Tracer) for x in flat)
 
 
 class _HiddenCt:
@@ -364,6 +374,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
         nd_nums = self.nondiff_argnums
         nondiff, dyn = _split(args, nd_nums)
         flat, in_tree = tree_flatten(dyn)
+        if _untraced(flat):  # no transform to apply the rule: just the function
+            return self.fun(*args)
         n = len(flat)
         store = {}
         closed = []  # closed-over tracers, found while running (hidden operands)
@@ -586,6 +598,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
         nd_nums = self.nondiff_argnums
         nondiff, dyn = _split(args, nd_nums)
         flat, in_tree = tree_flatten(dyn)
+        if _untraced(flat):  # no transform to apply the rule: just the function
+            return self.fun(*args)
         n = len(flat)
         store = {"name": name}
         closed = []  # closed-over tracers, found while running (hidden operands)
@@ -697,7 +711,9 @@ def _remat_vjp(ct, ans, *primals, fun):
             args[i] = x
         return list(fun(*args))
 
-    _, pull = _vjp(f, tuple(primals[i] for i in floats), False, "checkpoint")
+    outs, pull = _vjp(f, tuple(primals[i] for i in floats), False, "checkpoint")
+    _check_recomputed(outs, ans)
+    del outs
     g = pull(_cotangent_list(ct, ans))
     cts = [None] * len(primals)
     for i, gi in zip(floats, g):
@@ -706,6 +722,29 @@ def _remat_vjp(ct, ans, *primals, fun):
 
 
 remat_call_p.vjp = _AllArgsVJP(_remat_vjp)
+
+
+def _check_recomputed(outs, ans):
+    """The recomputation must reproduce the forward pass (bitwise: the same
+    primitives on the same values); otherwise its gradient would silently
+    belong to another function."""
+    from ..interpreters.batching import BatchedValueError
+    from ..interpreters.core import concrete_value
+
+    for k, (o, a) in enumerate(zip(outs, ans)):
+        try:
+            o, a = concrete_value(o), concrete_value(a)
+        except BatchedValueError:  # per-example values: nothing to compare here
+            continue
+        if not np.array_equal(o, a, equal_nan=np.dtype(dtype_of(a)).kind in "fc"):
+            raise RuntimeError(
+                f"checkpoint: running the function again for the backward pass gave a "
+                f"different result (output {k}) than the forward pass. The function must "
+                "be deterministic and must not read Python state that changed after it was "
+                "called (a loop variable captured by a lambda, a global, an attribute): "
+                "pass such values as arguments, or bind them as default arguments "
+                "(lambda h, w=w: ...)."
+            )
 
 
 def _remat_batch(args, bdims, *, fun):
@@ -736,17 +775,36 @@ def checkpoint(fun):
         backward pass runs ``fun`` again (one extra forward evaluation) to
         differentiate it.  ``tg.remat`` is the same function.
 
+    Raises
+    ------
+    RuntimeError
+        During the backward pass, if running ``fun`` again does not
+        reproduce the forward pass's outputs exactly.
+    TypeError
+        If ``fun`` then uses a traced value it did not use the first time.
+
     Notes
     -----
     Trades compute for memory: a chain of checkpointed blocks keeps one
     block's intermediates alive at a time during the backward pass instead
     of all of them.
+
+    ``fun`` may close over traced values (a layer's weights): they are
+    differentiated like arguments.  Since ``fun`` (a Python function) runs
+    again during the backward pass, it must compute the same thing then:
+    it must be deterministic and must not read Python state that changes
+    after the call, such as a loop variable captured by a lambda (bind it
+    as a default argument, ``lambda h, w=w: ...``, or pass it as an
+    argument).  The recomputed outputs are compared with the stored ones,
+    so a violation raises instead of giving a wrong gradient.
     """
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
         args = _resolve_args(fun, args, kwargs, "checkpoint")
         flat, in_tree = tree_flatten(args)
+        if _untraced(flat):  # nothing is differentiated: nothing to save or recompute
+            return fun(*args)
         n = len(flat)
         store = {}
         # traced values the function closes over become hidden operands (so

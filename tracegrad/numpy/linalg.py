@@ -25,12 +25,14 @@ Derivatives and where they are undefined
   ``full_matrices=False`` for non-square input.
 * ``qr``: derivatives need full rank (an invertible leading block of ``R``)
   and ``mode='reduced'`` for tall input.
-* ``norm``: the default, 2- and Frobenius norms have gradient 0 at the zero
-  vector/matrix (a subgradient; the formula ``x / norm(x)`` is guarded with a
-  double ``where``), so ``norm(v)**2`` has gradient 0 there, not NaN; its
-  second derivatives at 0 are 0 as well (not ``2 I``).
+* ``norm``: the default, 2- and Frobenius norms are computed with scaling
+  (no overflow or underflow of the squares) by a ``custom_jvp`` function
+  whose rule is the scaled ``<x, dx> / norm(x)``; they have gradient 0 at the
+  zero vector/matrix (a subgradient), so ``norm(v)**2`` has gradient 0
+  there, not NaN; its second derivatives at 0 are 0 as well (not ``2 I``).
 """
 import collections
+import functools
 import operator
 
 import numpy as np
@@ -38,6 +40,7 @@ import numpy as np
 from ..interpreters.core import Tracer
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
+from ..transforms.custom import custom_jvp
 from ._core import arg
 from ._dispatch import implements
 from ._linalg import matmul as _tnp_matmul
@@ -580,10 +583,57 @@ def multi_dot(arrays, *, out=None):
 # norms
 
 
-def _safe_sqrt(s):
-    """``sqrt(s)`` whose derivative is 0 (not inf) where ``s == 0`` (double where)."""
-    zero = ops.eq(s, 0)
-    return ops.select(zero, 0.0, ops.sqrt(ops.select(zero, 1.0, s)))
+def _scaled(x, axes):
+    """Pieces of the scaled 2-norm of ``x`` over ``axes`` (nonnegative, sorted).
+
+    Returns ``(scale, zero, u, n)``: ``scale`` is ``2**floor(log2(max|x|))``
+    over ``axes`` (a power of two within a factor 2 of the largest entry; 1
+    where that is 0 or inf), held constant (``stop_gradient``); ``zero`` marks
+    the all-zero slices; ``u = x / scale`` (entries below 2 in magnitude,
+    computed exactly: dividing by a power of two only shifts the exponent)
+    and ``n = sqrt(sum(u**2))`` (1 on the all-zero slices, so nothing divides
+    by 0), so the norm is ``scale * n`` off those slices, again exactly
+    scaled.
+    """
+    m = ops.stop_gradient(ops.reduce_max(ops.abs(x), axes))
+    zero = ops.eq(m, 0)
+    m = ops.select(ops.logical_or(zero, ops.isinf(m)), 1.0, m)
+    scale = ops.exp2(ops.floor(ops.log2(m)))
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    u = ops.div(x, ops.reshape(scale, kept))
+    n = ops.sqrt(ops.select(zero, 1.0, ops.reduce_sum(ops.mul(u, u), axes)))
+    return scale, zero, u, n
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _norm2(x, axes):
+    """Euclidean norm of ``x`` over ``axes``, scaled so that no square
+    overflows or underflows: ``s * sqrt(sum((x / s)**2))`` for a power of
+    two ``s`` near ``max|x|``; 0 on all-zero slices."""
+    scale, zero, _, n = _scaled(x, axes)
+    return ops.select(zero, 0.0, ops.mul(scale, n))
+
+
+@_norm2.defjvp
+def _norm2_jvp(axes, primals, tangents):
+    # d||x|| = <x, dx> / ||x|| = <u, dx> / n with the same scaling as the
+    # value (no overflow); 0 on all-zero slices (a subgradient), through a
+    # select, so every higher derivative there is 0 as well.  The primal is
+    # built from the same pieces (not recomputed): with the scale constant,
+    # its derivative is this rule's formula, so higher orders agree.
+    (x,), (t,) = primals, tangents
+    scale, zero, u, n = _scaled(x, axes)
+    dot = ops.reduce_sum(ops.mul(u, t), axes)
+    tangent = ops.mul(dot, ops.div(1.0, n))
+    return ops.select(zero, 0.0, ops.mul(scale, n)), ops.select(zero, 0.0, tangent)
+
+
+def _two_norm(x, axes):
+    """2-norm (Frobenius for two axes) over ``axes``; see :func:`norm`."""
+    axes = tuple(sorted(a % len(x.shape) for a in axes))
+    if any(x.shape[a] == 0 for a in axes):  # empty: 0, as NumPy (no max to scale by)
+        return ops.reduce_sum(ops.mul(x, x), axes)
+    return _norm2(x, axes)
 
 
 def _sum(x, axes):
@@ -613,7 +663,7 @@ def _vector_norm(x, ord, axis):
     tnp = _tnp()
     ax = (axis,)
     if ord is None or (not isinstance(ord, str) and ord == 2):
-        return _safe_sqrt(_sum(ops.mul(x, x), ax))
+        return _two_norm(x, ax)
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     if ord == np.inf:
@@ -628,8 +678,8 @@ def _vector_norm(x, ord, axis):
     p = float(ord)
     s = _sum(ops.pow(ops.abs(x), p), ax)
     if p > 0:
-        # guarded as for the 2-norm: gradient 0 (not nan) at the zero vector
-        # for p >= 1
+        # double where: gradient 0 (not nan) at the zero vector for p >= 1,
+        # as for the 2-norm
         zero = ops.eq(s, 0)
         return ops.select(zero, 0.0, ops.pow(ops.select(zero, 1.0, s), 1.0 / p))
     return ops.pow(s, 1.0 / p)
@@ -639,7 +689,7 @@ def _matrix_norm(x, ord, row, col):
     """Matrix norm over the (normalized, distinct) axes ``row`` and ``col``."""
     tnp = _tnp()
     if ord is None or ord in ("fro", "f"):
-        return _safe_sqrt(_sum(ops.mul(x, x), (row, col)))
+        return _two_norm(x, (row, col))
     if ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)):
         nd = len(x.shape)
         rest = [i for i in range(nd) if i not in (row, col)]
@@ -690,13 +740,26 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
     Notes
     -----
+    The None/2/'fro' norms are computed as ``s * sqrt(sum((x / s)**2))``
+    with ``s`` a power of two near ``max|x|`` (scaling before squaring, as
+    LAPACK's ``nrm2`` does), so they neither overflow nor underflow:
+    ``norm([3e200, 4e200])`` is ``5e200`` (to 1 ulp) and
+    ``norm([3e-200, 4e-200])`` is ``5e-200``, where ``sqrt(sum(x * x))``
+    (and NumPy's ``norm``) gives ``inf`` and ``0``.  Differentiating that
+    formula would go through the max and the scaling, so the norm is a
+    ``tracegrad.custom_jvp`` function whose rule is
+    ``d norm = <x / s, dx> / (norm / s)``: the same scaling (no overflow),
+    ``<x, dx> / norm`` in exact arithmetic, and used at every order.  The
+    price is speed: the max and the scaling are extra passes over the data.
+
     At the zero vector/matrix the None/2/'fro' norms have gradient 0 (and
-    so do 1 and p >= 1 vector norms): the derivative ``x / norm(x)`` is
-    guarded with a double ``where``, so ``norm(v)**2`` has gradient 0 there,
-    not NaN.  The norm is not differentiable at 0, so second derivatives
-    there come out 0 too (the Hessian of ``norm(v)**2`` at 0 is 0, not
-    ``2 I``): use ``v @ v`` when the curvature at 0 matters.  max/min based orders split the gradient evenly among ties (as
-    ``max``/``min`` do); 2/-2/'nuc' use the SVD (see :func:`svd`).
+    so do 1 and p >= 1 vector norms; the rule selects 0 there), so
+    ``norm(v)**2`` has gradient 0 there, not NaN.  The norm is not
+    differentiable at 0, so second derivatives there come out 0 too (the
+    Hessian of ``norm(v)**2`` at 0 is 0, not ``2 I``): use ``v @ v`` when
+    the curvature at 0 matters.  max/min based orders split the gradient
+    evenly among ties (as ``max``/``min`` do); 2/-2/'nuc' use the SVD (see
+    :func:`svd`).
     """
     x = _float_operand(x)
     nd = len(x.shape)
@@ -704,7 +767,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         if ord is None or (ord in ("f", "fro") and nd == 2) or (
             not isinstance(ord, str) and ord == 2 and nd == 1
         ):
-            r = _safe_sqrt(_sum(ops.mul(x, x), tuple(range(nd))))
+            r = _two_norm(x, tuple(range(nd)))
             return ops.reshape(r, (1,) * nd) if keepdims else r
         if nd not in (1, 2):
             raise ValueError("Improper number of dimensions to norm.")
@@ -740,7 +803,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 
     Notes
     -----
-    Gradient 0 at the zero vector for ``ord=2`` (see :func:`norm`).
+    ``ord=2`` is scaled against overflow/underflow and has gradient 0 at
+    the zero vector (see :func:`norm`).
     """
     x = _float_operand(x)
     shape = x.shape
