@@ -586,21 +586,25 @@ def multi_dot(arrays, *, out=None):
 def _scaled(x, axes):
     """Pieces of the scaled 2-norm of ``x`` over ``axes`` (nonnegative, sorted).
 
-    Returns ``(scale, zero, u, n)``: ``scale`` is ``2**floor(log2(max|x|))``
-    over ``axes`` (a power of two within a factor 2 of the largest entry; 1
-    where that is 0 or inf), held constant (``stop_gradient``); ``zero`` marks
-    the all-zero slices; ``u = x / scale`` (entries below 2 in magnitude,
-    computed exactly: dividing by a power of two only shifts the exponent)
-    and ``n = sqrt(sum(u**2))`` (1 on the all-zero slices, so nothing divides
-    by 0), so the norm is ``scale * n`` off those slices, again exactly
-    scaled.
+    Returns ``(scale, zero, u, n)``: ``scale = 2**k`` with
+    ``k = floor(log2(max|x|))`` over ``axes`` (a power of two within a factor
+    2 of the largest entry; 1 where that is 0 or inf; ``k`` at least the
+    smallest normal exponent, so ``2**-k`` is finite), held constant
+    (``stop_gradient``); ``zero`` marks the all-zero slices;
+    ``u = x * 2**-k`` (entries below 2 in magnitude, computed exactly: a
+    power of two only shifts the exponent) and ``n = sqrt(sum(u**2))`` (1 on
+    the all-zero slices, so nothing divides by 0), so the norm is
+    ``scale * n`` off those slices, again exactly scaled.
     """
-    m = ops.stop_gradient(ops.reduce_max(ops.abs(x), axes))
+    x0 = ops.stop_gradient(x)
+    m = ops.maximum(ops.reduce_max(x0, axes), ops.neg(ops.reduce_min(x0, axes)))
     zero = ops.eq(m, 0)
     m = ops.select(ops.logical_or(zero, ops.isinf(m)), 1.0, m)
-    scale = ops.exp2(ops.floor(ops.log2(m)))
+    # the exponent, kept normal so that 1 / scale is finite too
+    k = ops.maximum(ops.floor(ops.log2(m)), float(np.finfo(x.dtype).minexp))
+    scale = ops.exp2(k)
     kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
-    u = ops.div(x, ops.reshape(scale, kept))
+    u = ops.mul(x, ops.reshape(ops.exp2(ops.neg(k)), kept))
     n = ops.sqrt(ops.select(zero, 1.0, ops.reduce_sum(ops.mul(u, u), axes)))
     return scale, zero, u, n
 
