@@ -637,7 +637,22 @@ def _two_norm(x, axes):
     axes = tuple(sorted(a % len(x.shape) for a in axes))
     if any(x.shape[a] == 0 for a in axes):  # empty: 0, as NumPy (no max to scale by)
         return ops.reduce_sum(ops.mul(x, x), axes)
+    if type(x) is np.ndarray and x.dtype.kind == "f":
+        return _norm2_numpy(x, axes)  # no transform: the same arithmetic, in NumPy
     return _norm2(x, axes)
+
+
+def _norm2_numpy(x, axes):
+    """:func:`_norm2`'s value on a plain float array, step for step in NumPy
+    (about 10x faster than binding its primitives one by one)."""
+    m = np.maximum(np.max(x, axis=axes), -np.min(x, axis=axes))
+    zero = m == 0
+    m = np.where(zero | np.isinf(m), 1.0, m)
+    k = np.maximum(np.floor(np.log2(m)), float(np.finfo(x.dtype).minexp)).astype(x.dtype)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    u = x * np.exp2(-k).reshape(kept)
+    n = np.sqrt(np.where(zero, 1.0, np.sum(u * u, axis=axes))).astype(x.dtype)
+    return np.where(zero, 0.0, np.exp2(k) * n).astype(x.dtype)[()]
 
 
 def _sum(x, axes):
