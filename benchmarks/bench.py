@@ -35,7 +35,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no accelerator probing
 
 LIBS = ("tracegrad", "autograd", "torch", "jax")
 PEERS = LIBS[1:]
-WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "torch_chain", "torch_mlp", "cold")
+WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "torch_chain", "torch_mlp",
+             "cold")
 # torch_*: the same workload written PyTorch-style (tensors with requires_grad,
 # loss.backward(), .grad), run by tracegrad.torch (the "tracegrad" column) and
 # by PyTorch; the other libraries have no such API and sit these out.
@@ -43,7 +44,11 @@ TORCH_STYLE = ("torch_chain", "torch_mlp")
 
 # The issue's targets: workload -> (peer, largest allowed tracegrad/peer ratio).
 RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0),
+                 "jac": ("autograd", 0.25), "hess": ("torch", 0.25),
                  "torch_chain": ("torch", 1.0), "torch_mlp": ("torch", 1.2)}
+# per_example's target compares tracegrad with itself: the per-example
+# gradients of a batch against one gradient of the mean over that batch.
+SELF_TARGETS = {"per_example": ("mlp", 3.0)}
 COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
 
 
@@ -53,6 +58,8 @@ COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
 def make_data(workload, seed=0):
     """The inputs of ``workload`` as float64 NumPy arrays (labels int64)."""
     workload = workload.removeprefix("torch_")
+    if workload == "per_example":
+        workload = "mlp"
     rng = np.random.default_rng(seed)
     if workload == "chain":
         return {"x": rng.standard_normal(16)}
@@ -83,7 +90,9 @@ def workload_spec(workload, xp, d, cross_entropy):
     ``xp`` is the library's array namespace (``tracegrad.numpy``,
     ``autograd.numpy``, ``jax.numpy`` or ``torch``), ``d`` the data already
     converted to its array type, and ``cross_entropy(logits, labels)`` its
-    mean softmax cross-entropy.  The kind is "grad", "jac" or "hess".
+    mean softmax cross-entropy.  The kind is "grad", "jac", "hess" or
+    "per_example" (the gradient of every example of the batch: ``argument``
+    is then ``(params, x, y)``).
     """
     if workload == "chain":
         def chain(x):
@@ -102,6 +111,14 @@ def workload_spec(workload, xp, d, cross_entropy):
         return loss, d["params"], "grad"
     if workload == "big":
         return lambda x: xp.sum(xp.tanh(x) * xp.sin(x) + xp.exp(-x * x)), d["x"], "grad"
+    if workload == "per_example":
+        x, y = d["x"], d["y"]
+
+        def one_loss(params, xi, yi):  # one example, as a batch of one
+            W1, b1, W2, b2 = params
+            return cross_entropy(xp.tanh(xi[None] @ W1 + b1) @ W2 + b2, yi[None])
+
+        return one_loss, (d["params"], x, y), "per_example"
     if workload == "jac":
         W = d["W"]
         return lambda x: xp.tanh(W @ x), d["x"], "jac"
@@ -173,6 +190,9 @@ def tracegrad_setup(workload, d):
         return tnn.log_softmax(z, axis=-1)
 
     fn, arg, kind = workload_spec(workload, tnp, d, log_softmax_xent(tnp, log_softmax))
+    if kind == "per_example":
+        per_example = tg.vmap(tg.grad(fn), in_axes=(None, 0, 0))
+        return lambda: per_example(*arg)
     derivative = {"grad": tg.grad, "jac": tg.jacrev, "hess": tg.hessian}[kind](fn)
     return lambda: derivative(arg)
 
@@ -188,6 +208,11 @@ def autograd_setup(workload, d):
         return z - logsumexp(z, axis=-1, keepdims=True)
 
     fn, arg, kind = workload_spec(workload, anp, d, log_softmax_xent(anp, log_softmax))
+    if kind == "per_example":  # autograd has no vmap: a loop over the examples
+        g = autograd.grad(fn)
+        params, x, y = arg
+        return lambda: [np.stack(gs) for gs in zip(*(g(params, x[i], y[i])
+                                                      for i in range(len(x))))]
     transform = {"grad": autograd.grad, "jac": autograd.jacobian, "hess": autograd.hessian}
     derivative = transform[kind](fn)
     return lambda: derivative(arg)
@@ -203,6 +228,9 @@ def jax_setup(workload, d):
     d = jax.tree_util.tree_map(jnp.asarray, d)
     xent = log_softmax_xent(jnp, lambda z: jax.nn.log_softmax(z, axis=-1))
     fn, arg, kind = workload_spec(workload, jnp, d, xent)
+    if kind == "per_example":
+        per_example = jax.vmap(jax.grad(fn), in_axes=(None, 0, 0))
+        return lambda: jax.block_until_ready(per_example(*arg))
     derivative = {"grad": jax.grad, "jac": jax.jacrev, "hess": jax.hessian}[kind](fn)
     return lambda: jax.block_until_ready(derivative(arg))  # JAX dispatches asynchronously
 
@@ -219,6 +247,9 @@ def torch_setup(workload, d):
 
     d = {k: tuple(map(tensor, v)) if isinstance(v, tuple) else tensor(v) for k, v in d.items()}
     fn, arg, kind = workload_spec(workload, torch, d, F.cross_entropy)
+    if kind == "per_example":
+        per_example = torch.func.vmap(torch.func.grad(fn), in_dims=(None, 0, 0))
+        return lambda: per_example(*arg)
     if kind == "jac":
         return lambda: torch.autograd.functional.jacobian(fn, arg)
     if kind == "hess":
@@ -546,9 +577,19 @@ def ratio(results, peer):
     return float(np.median(np.asarray(tg) / np.asarray(other)))
 
 
-def target_verdict(row, results):
-    """``(target text, PASS/MISS/-)`` for a table row."""
+def target_verdict(row, results, all_rows=None):
+    """``(target text, PASS/MISS/-)`` for a table row (``all_rows``: every
+    row's results, for targets relative to another row)."""
     workload = row.split()[0]
+    if workload in SELF_TARGETS and row == workload:
+        base, limit = SELF_TARGETS[workload]
+        other = (all_rows or {}).get(base)
+        tg = summarize(results.get("tracegrad"))
+        ref = summarize(other.get("tracegrad")) if isinstance(other, dict) else None
+        if tg is None or ref is None:
+            return f"<= {limit}x tg {base}", "-"
+        r = tg[0] / ref[0]
+        return f"<= {limit}x tg {base} ({r:.2f}x)", "PASS" if r <= limit else "MISS"
     if row == "cold (warm cache)":
         tg = summarize(results.get("tracegrad"))
         verdict = "-" if tg is None else ("PASS" if tg[0] < COLD_TARGET_S else "MISS")
@@ -576,7 +617,7 @@ def table(rows, markdown):
             [row]
             + [fmt_time(summarize(results.get(lib))) for lib in LIBS]
             + ["-" if r is None else f"{r:.2f}" for r in ratios]
-            + list(target_verdict(row, results))
+            + list(target_verdict(row, results, dict(rows)))
         )
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
