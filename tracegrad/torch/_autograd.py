@@ -320,21 +320,28 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     if reads is None:
         reads = _reads_cache[prim] = _reads(prim)
     idx, reads_out = reads
+    read_all = idx == "all"
     parents = []
     saved = []
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            if a._requires_grad:
-                node = a._node
+    i = -1
+    for a in args:
+        i += 1
+        if not isinstance(a, Tensor):
+            continue
+        if a._requires_grad:
+            node = a._node
+            if node is None:
+                node = a._leaf_node
                 if node is None:
-                    parents.append((i, a._leaf_engine_node(), 0))
-                else:
-                    parents.append((i, node, a._out_index))
-            if idx == "all" or i in idx:
-                vc = a._vc
-                if type(vc) is not VersionCounter:
-                    _inference_saved()
-                saved.append((i, vc, vc.value))
+                    node = a._leaf_engine_node()
+                parents.append((i, node, 0))
+            else:
+                parents.append((i, node, a._out_index))
+        if read_all or i in idx:
+            vc = a._vc
+            if type(vc) is not VersionCounter:
+                _inference_saved()
+            saved.append((i, vc, vc.value))
     if prim.multiple_results:
         counters = [VersionCounter() for _ in out]
         meta = NodeMeta(name, None, saved, [(c, 0) for c in counters], reads_out, scalar_slots)

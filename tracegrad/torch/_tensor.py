@@ -191,11 +191,20 @@ class Tensor(Tracer):
 
     @classmethod
     def _from_node(cls, data, node, out_index, version):
-        """The tensor output ``out_index`` of a recorded node."""
+        """The tensor output ``out_index`` of a recorded node (the hot path:
+        :meth:`_init` inlined)."""
         t = object.__new__(Tensor)
-        if not isinstance(data, np.ndarray):
-            data = np.asarray(data)
-        t._init(data, True, node, out_index, version)
+        t._data = data if type(data) is np.ndarray else np.asarray(data)
+        t._requires_grad = True
+        t._grad = None
+        t._node = node
+        t._out_index = out_index
+        t._vc = version
+        t._retains_grad = False
+        t._leaf_node = None
+        t._acc = None
+        t._hooks = None
+        t._base = None
         return t
 
     # ----------------------------------------------------------------------
