@@ -4,26 +4,38 @@ In-place operations follow PyTorch's rules: refused on a leaf that requires
 grad (outside ``no_grad``), recorded otherwise (the tensor takes the new
 node as its ``grad_fn``), and every in-place write bumps the tensor's version
 counter, shared with its views and ``detach()``, so a backward pass that
-needs the old value raises instead of computing a wrong gradient.
+needs the old value raises instead of computing a wrong gradient.  A write
+to a tensor regenerates the ``grad_fn`` of its live views from the tensor's
+new one (``AsStridedBackward0``, as PyTorch); writing in place to a view of
+a tensor that requires grad is refused (PyTorch rebases the base's graph).
 """
 import numbers
 
 import numpy as np
 
 from ..primitives import ops
+from ..primitives import registry as _prims
 from . import _dtype, _grad_mode, _ops
-from ._autograd import group
+from ._autograd import _derived_edges, group
 from ._tensor import Tensor, VersionCounter
 
 __all__ = ["install"]
 
 
+# what the operators take as the other operand (else Python's TypeError, as PyTorch)
+_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)
+
+
 def _binop(fn, reflected=False):
     if reflected:
         def method(self, other):
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
             return fn(other, self) if isinstance(other, Tensor) else _reflect(fn, self, other)
     else:
         def method(self, other):
+            if not isinstance(other, _OPERANDS):
+                return NotImplemented
             return fn(self, other)
     return method
 
@@ -76,28 +88,135 @@ def _index_name(idx):
 
 
 def getitem(self, idx):
-    """``self[idx]`` with NumPy/PyTorch indexing (basic indexing returns a view)."""
+    """``self[idx]`` with NumPy/PyTorch indexing (basic indexing returns a view).
+
+    As PyTorch, the basic indices (integers, slices, ``None``, ``...``) are
+    applied one after the other, each a view operation of its own
+    (``SelectBackward0``, ``SliceBackward0``, ``UnsqueezeBackward0``), then the
+    tensor indices all at once (``IndexBackward0``).
+    """
     from ..numpy._indexing import getitem as np_getitem
 
+    single_slice = isinstance(idx, slice)
     idx = _normalize_index(idx)
-    out = _ops._composite(_index_name(idx), np_getitem, [self], self, idx)
-    if not any(isinstance(i, np.ndarray) for i in idx):
-        out = _ops._view_of(out, self)
-    return out
+    if any(isinstance(i, (bool, np.bool_)) or (isinstance(i, np.ndarray) and i.ndim == 0)
+           for i in idx):
+        out = _ops._composite(_index_name(idx), np_getitem, [self], self, idx)
+        return out if _has_tensor_index(idx) else _ops._view_of(out, self)
+    used = sum(_dims_indexed(i) for i in idx)
+    x, d, tensor_indices = self, 0, []
+    for i in idx:
+        if i is None:
+            x = _ops.unsqueeze(x, d)
+            d += 1
+        elif i is Ellipsis:
+            d += self._data.ndim - used
+        elif isinstance(i, slice):
+            x = _slice(x, d, i, single_slice)
+            d += 1
+        elif isinstance(i, np.ndarray):
+            tensor_indices.append((d, i))
+            d += _dims_indexed(i)
+        else:
+            x = _ops.select(x, d, i)
+    if tensor_indices:
+        full, at = [], 0
+        for dim, i in tensor_indices:
+            full += [slice(None)] * (dim - at) + [i]
+            at = dim + _dims_indexed(i)
+        return _ops._composite("IndexBackward0", np_getitem, [x], x, tuple(full))
+    if x is self:  # nothing indexed: PyTorch returns an alias
+        x = _ops._view_of(_ops._apply(_prims["reshape"], "AliasBackward0", (self,),
+                                      {"shape": self._data.shape}), self)
+    return x
+
+
+def _has_tensor_index(idx):
+    return any(isinstance(i, np.ndarray) for i in idx)
+
+
+def _dims_indexed(i):
+    """How many dimensions index ``i`` consumes."""
+    if i is None or i is Ellipsis:
+        return 0
+    if isinstance(i, np.ndarray) and i.dtype.kind == "b":
+        return i.ndim
+    return 1
+
+
+def _slice(x, d, sl, keep_full):
+    """``x[..., sl]`` along dimension ``d`` (a full slice is skipped unless ``keep_full``)."""
+    n = x._data.shape[d]
+    start, stop, step = sl.indices(n)
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    if start == 0 and stop == n and step == 1 and not keep_full:
+        return x
+    starts, limits = [0] * x._data.ndim, list(x._data.shape)
+    strides = [1] * x._data.ndim
+    starts[d], limits[d], strides[d] = start, max(stop, start), step
+    out = _ops._apply(_prims["slice"], "SliceBackward0", (x,),
+                      {"start_indices": tuple(starts), "limit_indices": tuple(limits),
+                       "strides": tuple(strides)})
+    return _ops._view_of(out, x)
 
 
 def setitem(self, idx, value):
-    """``self[idx] = value``: an in-place update (grad_fn ``CopySlices``)."""
+    """``self[idx] = value``: an in-place update (grad_fn ``CopySlices``, or
+    ``IndexPutBackward0`` for tensor indices)."""
     from ..numpy._indexing import _IndexUpdateHelper
 
     idx = _normalize_index(idx)
     if isinstance(value, (list, tuple)):
         value = _ops._tensor_arg(value)
+    if _whole(idx, self._data.shape):
+        # PyTorch writes the whole tensor with copy_ (fill_ for a number or a 0-d tensor)
+        if not isinstance(value, Tensor):
+            value = Tensor._wrap(np.asarray(value, self._data.dtype))
+        if value._data.ndim == 0 and self._data.ndim:
+            return fill_(self, value)
+        return copy_(self, _broadcast_value(value, self._data.shape))
+    if any(isinstance(i, np.ndarray) and i.ndim for i in idx):
+        name = "IndexPutBackward0"
+    else:
+        name = _COPY_SLICES
+        if isinstance(value, Tensor) and _ops._needs_grad(value):
+            value = _broadcast_value(value, self._data[idx].shape)
 
     def fn(x, v):
         return _IndexUpdateHelper(x)[idx].set(_ops._cast(v, self._data.dtype) if isinstance(v, Tensor) else v)
 
-    return _inplace(self, fn, value, reads_self=False, name=_COPY_SLICES)
+    return _inplace(self, fn, value, reads_self=False, name=name)
+
+
+def _whole(idx, shape):
+    """True if the basic index ``idx`` selects all of a tensor of ``shape``
+    (slices over whole dimensions and ``...`` only)."""
+    if not all(i is Ellipsis or isinstance(i, slice) for i in idx):
+        return False
+    slices = [i for i in idx if i is not Ellipsis]
+    if len(slices) > len(shape):
+        return False
+    if Ellipsis in idx:
+        k = idx.index(Ellipsis)
+        dims = list(range(k)) + list(range(len(shape) - (len(idx) - k - 1), len(shape)))
+    else:
+        dims = range(len(slices))
+    return all(sl.indices(shape[d]) == (0, shape[d], 1) for sl, d in zip(slices, dims))
+
+
+def _broadcast_value(value, shape):
+    """``value`` shaped for a slice of ``shape`` as PyTorch's ``copy_to`` does it:
+    a 0-d value as it is, another one viewed without its leading ones, then
+    expanded."""
+    vshape = value._data.shape
+    if vshape == shape or not vshape:
+        return value
+    k = 0
+    while k < len(vshape) and vshape[k] == 1:
+        k += 1
+    value = _ops.view(value, vshape[k:])
+    return _ops.expand(value, shape) if value._data.shape != shape else value
 
 
 # --------------------------------------------------------------------------
@@ -144,11 +263,11 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
             raise RuntimeError(
                 ("a view of a leaf Variable" if name == _COPY_SLICES else "a leaf Variable")
                 + " that requires grad is being used in an in-place operation.")
-        if base is not None and base._requires_grad and base._node is None:
+        if _is_view(self) and base._requires_grad and base._node is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
     tracking = grad_mode and (self._requires_grad or _ops._needs_grad(*args))
-    if tracking and self._base is not None and (self._base._requires_grad or self._requires_grad):
+    if tracking and _is_view(self) and (self._base._requires_grad or self._requires_grad):
         raise RuntimeError(
             "tracegrad.torch does not support in-place operations on a view of a tensor "
             "that requires grad (PyTorch rebases the view's graph; tracegrad does not). "
@@ -165,20 +284,84 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
             new = fn(Tensor._wrap(self._data), *args)
         new_data = new._data if isinstance(new, Tensor) else np.asarray(new)
         _write(self, new_data)
+        _rebase_views(self._base if _is_view(self) else self)
         return self
     old = _snapshot(self, reads_self)
     new = fn(old, *args)
     if not isinstance(new, Tensor) or new._node is None:
         _write(self, _ops._value(new))
         return self
+    node = new._node
     if new._data.dtype != self._data.dtype:
         new = ops.convert_element_type(new, self._data.dtype)
-    new = group(new, name or new.grad_fn.name(), [old] + [a for a in args if isinstance(a, Tensor)])
+    if name is not None or new is old:
+        new = group(new, name or new.grad_fn.name(),
+                    [old] + [a if isinstance(a, Tensor) else None for a in args])
+    elif new._node is not node:
+        # cast back to self's dtype: the node keeps the operation's name and inputs
+        edges = node.meta.edges if node.meta.edges is not None else _derived_edges(node)
+        new = group(new, node.meta.name or new.grad_fn.name(), [])
+        new._node.meta.edges = list(edges)
     _write(self, new._data)
+    old_node, old_index = self._node, self._out_index
     self._node = new._node
     self._out_index = new._out_index
     self._requires_grad = True
+    if self._retains_grad:
+        _move_retain_grad(self, old_node, old_index)
+    _rebase_views(self)
     return self
+
+
+def _rebase_views(base):
+    """After an in-place write to ``base`` (or through one of its views), regenerate
+    the grad_fn of its live views from ``base``'s, as PyTorch does
+    (``AsStridedBackward0``: the view's elements gathered from the base)."""
+    from .. import numpy as tnp
+
+    views = base.__dict__.get("_views")
+    if not views or not base._requires_grad:
+        return
+    with _grad_mode.enable_grad():
+        for view in list(views):
+            positions = _positions(view._data, base._data)
+            new = _ops._composite(
+                "AsStridedBackward0",
+                lambda: tnp.take(ops.reshape(base, (base._data.size,)), positions), [base])
+            view._node, view._out_index = new._node, new._out_index
+            view._requires_grad = True
+
+
+def _positions(view, base):
+    """The C-order index in ``base`` of each element of ``view`` (which shares its memory)."""
+    offsets = np.zeros(base.shape, np.int64)
+    for d, (n, st) in enumerate(zip(base.shape, base.strides)):
+        shape = [1] * base.ndim
+        shape[d] = n
+        offsets = offsets + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    voffsets = np.full(view.shape, start, np.int64)
+    for d, (n, st) in enumerate(zip(view.shape, view.strides)):
+        shape = [1] * view.ndim
+        shape[d] = n
+        voffsets = voffsets + (np.arange(n, dtype=np.int64) * st).reshape(shape)
+    flat = offsets.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    return order[np.searchsorted(flat[order], voffsets)]
+
+
+def _move_retain_grad(self, old_node, old_index):
+    """``retain_grad()`` follows the tensor to the node of its in-place update (as PyTorch)."""
+    refs = old_node.meta.retained.get(old_index, []) if old_node.meta.retained else []
+    refs[:] = [r for r in refs if r() is not self]
+    self._retains_grad = False
+    self.retain_grad()
+
+
+def _is_view(t):
+    """True for a view of another tensor's storage (``detach()`` and ``.data``
+    alias the whole array: they are not views for autograd)."""
+    return t._base is not None and t._data is not t._base._data
 
 
 def _snapshot(self, copy):
@@ -221,20 +404,29 @@ def _inplace_unary(fn, reads_self=True):
     return method
 
 
+def _overwrite(s, v):
+    """``v`` (broadcast) in place of all of ``s``: ``s`` stays in the graph with a zero
+    gradient (``s * 0`` would turn infinities into NaN)."""
+    return ops.select(np.ones(s._data.shape, bool), v, s)
+
+
 def zero_(self):
     """Fill with zeros in place (grad_fn ``ZeroBackward0``)."""
-    return _inplace(self, lambda s: _ops._composite("ZeroBackward0", lambda: ops.mul(s, 0), [s]),
+    return _inplace(self, lambda s: _ops._composite("ZeroBackward0", _overwrite, [s], s, 0),
                     reads_self=False)
 
 
 def fill_(self, value):
-    """Fill with ``value`` in place."""
-    v = value._data if isinstance(value, Tensor) else value
+    """Fill with ``value`` (a number or a 0-d tensor) in place (``FillBackward2``/``3``)."""
+    if not isinstance(value, Tensor):
+        return _inplace(self, lambda s: _ops._composite("FillBackward2", _overwrite, [s], s, value),
+                        reads_self=False)
 
-    def fn(s):
-        return _ops._composite("FillBackward0", lambda: ops.add(ops.mul(s, 0), v), [s])
+    def fn(s, v):
+        return _ops._composite("FillBackward3", _overwrite, [s, v], s,
+                               ops.convert_element_type(v, s._data.dtype))
 
-    return _inplace(self, fn, reads_self=False)
+    return _inplace(self, fn, value, reads_self=False)
 
 
 def copy_(self, src, non_blocking=False):
@@ -242,9 +434,8 @@ def copy_(self, src, non_blocking=False):
     src = _ops._tensor_arg(src)
 
     def fn(s, v):
-        return _ops._composite(
-            "torch::autograd::CopyBackwards",
-            lambda: ops.add(ops.mul(s, 0), ops.convert_element_type(v, s._data.dtype)), [s, v])
+        return _ops._composite("torch::autograd::CopyBackwards", _overwrite, [s, v], s,
+                               ops.convert_element_type(v, s._data.dtype))
 
     return _inplace(self, fn, src, reads_self=False)
 
@@ -286,8 +477,8 @@ def expand_as(self, other):
 
 
 def view_as(self, other):
-    """Reshape to ``other``'s shape."""
-    return _ops.reshape(self, other.shape)
+    """View with ``other``'s shape."""
+    return _ops.view(self, other.shape)
 
 
 def reshape_as(self, other):
@@ -442,7 +633,10 @@ def repeat(self, *sizes):
             "Number of dimensions of repeat dims can not be smaller than number of "
             "dimensions of tensor"
         )
-    return _ops._composite("RepeatBackward0", tnp.tile, [self], self, reps)
+    out = _ops._composite("RepeatBackward0", tnp.tile, [self], self, reps)
+    if out is self:  # (without grad, tiling once is the tensor itself)
+        out = Tensor._wrap(self._data)
+    return _ops._contiguous(out, self)  # a new contiguous tensor with its own storage
 
 
 def install():

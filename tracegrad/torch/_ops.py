@@ -12,6 +12,7 @@ import builtins
 import collections
 import math
 import numbers
+import weakref
 
 import numpy as np
 
@@ -80,6 +81,9 @@ def _composite(name, fn, inputs, *args, scalar_slots=0, **kwargs):
             out = fn(*args, **kwargs)
         return _wrap_result(out)
     out = fn(*args, **kwargs)
+    if isinstance(out, Tensor) and out._node is None and out._requires_grad:
+        # ``fn`` returned a leaf input unchanged: the operation still gets its own node
+        out = _prims["reshape"].bind(out, shape=out._data.shape)
     return group(_wrap_result(out), name, inputs, scalar_slots)
 
 
@@ -89,6 +93,68 @@ def _wrap_result(out):
     if isinstance(out, (list, tuple)):
         return type(out)(_wrap_result(o) for o in out)
     return Tensor._wrap(np.asarray(out))
+
+
+def _contiguous(t, src=None):
+    """``t`` with C-contiguous data of its own, as PyTorch's result of the operation
+    (the primitive may have returned another layout, or a view of ``src``)."""
+    data = t._data
+    if not data.flags.c_contiguous or (src is not None and np.may_share_memory(data, src._data)):
+        t._data = np.array(data, order="C")
+    return t
+
+
+def _layout_of(out, *operands):
+    """``out``, an elementwise result of ``operands``, laid out as PyTorch's
+    TensorIterator lays it out: its dimensions ordered by the operands'
+    strides, the first operand with an opinion deciding (broadcast dimensions
+    have none).  So a transposed input gives a transposed result.  Only the
+    layout changes (a copy when it differs), never the values."""
+    data = out._data
+    nd = data.ndim
+    if nd < 2:
+        return out
+    shape = data.shape
+    strides = []
+    for x in operands:
+        if isinstance(x, Tensor) and x._data.ndim:
+            d, lead = x._data, nd - x._data.ndim
+            st = [0] * nd
+            for i, (n, b) in enumerate(zip(d.shape, d.strides)):
+                st[lead + i] = 0 if n == 1 and shape[lead + i] != 1 else b
+            strides.append(st)
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return 1 if s0 > s1 else -1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))  # innermost dimension first
+    for i in range(1, nd):  # PyTorch's insertion sort, ambiguous pairs kept in order
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    order = perm[::-1]
+    if order == list(range(nd)):
+        if not data.flags.c_contiguous:
+            out._data = np.ascontiguousarray(data)
+        return out
+    target = np.empty([shape[d] for d in order], data.dtype).transpose(np.argsort(order))
+    if target.strides != data.strides:
+        target[...] = data
+        out._data = target
+    return out
 
 
 def _tensor_arg(x, like=None):
@@ -180,11 +246,18 @@ def _result_np_dtype(*operands):
 
 
 def _cast(x, dt):
-    """``x`` as a tensor of NumPy dtype ``dt`` (Python scalars stay scalars)."""
+    """``x`` as a tensor of NumPy dtype ``dt`` (Python scalars stay scalars).
+
+    The converted copy shares ``x``'s version counter: an operation that saves
+    it saves ``x`` in PyTorch's eyes (PyTorch promotes inside the kernel), so
+    modifying ``x`` in place must still be detected by the backward pass.
+    """
     if isinstance(x, Tensor):
         if x._data.dtype == dt:
             return x
-        return ops.convert_element_type(x, dt)
+        c = ops.convert_element_type(x, dt)
+        c._vc = x._vc
+        return c
     return x
 
 
@@ -196,6 +269,14 @@ _FAST_SCALARS = {float: "f", int: "fiu"}
 
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
+    out = _binary_op(prim, name, a, b, reflected)
+    if (out._data.flags.c_contiguous and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
+            and (not isinstance(b, Tensor) or b._data.flags.c_contiguous)):
+        return out
+    return _layout_of(out, *((b, a) if reflected else (a, b)))
+
+
+def _binary_op(prim, name, a, b, reflected):
     # fast path: operands of one dtype, or a Python scalar that does not
     # change the tensor's dtype (the common case, decided without promotion)
     if isinstance(a, Tensor):
@@ -238,8 +319,20 @@ def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and PyTorch's promotion."""
     _no_out(out, "add")
     if alpha != 1:
-        other = mul(other, alpha)
+        return _scaled(_prims["add"], "AddBackward0", input, other, alpha)
     return _binary(_prims["add"], "AddBackward0", input, other)
+
+
+def _scaled(prim, name, a, b, alpha):
+    """``prim(a, alpha * b)`` as one operation (PyTorch's node has ``a`` and ``b`` as inputs)."""
+    if isinstance(b, numbers.Number):
+        return _binary(prim, name, a, b * alpha)
+    a = a if isinstance(a, (Tensor, numbers.Number)) else _tensor_arg(a)
+    b = _tensor_arg(b)
+    dt = _result_np_dtype(a, b)
+    out = _composite(name, lambda: prim.bind(_cast(a, dt), ops.mul(_cast(b, dt), alpha)),
+                     [t if isinstance(t, Tensor) else None for t in (a, b)])
+    return _layout_of(out, a, b)
 
 
 @_public
@@ -247,7 +340,7 @@ def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``."""
     _no_out(out, "sub")
     if alpha != 1:
-        other = mul(other, alpha)
+        return _scaled(_prims["sub"], "SubBackward0", input, other, alpha)
     return _binary(_prims["sub"], "SubBackward0", input, other)
 
 
@@ -288,7 +381,9 @@ def div(input, other, *, rounding_mode=None, out=None):
         r = q.floor() if rounding_mode == "floor" else q.trunc()
         return r.to(_dtype.as_dtype(dt)) if dt.kind in "iu" else r
     dt = _true_div_dtype(input, other)
-    a = _cast_tensor_or_scalar(input, dt)
+    # integer operands are divided as floats; float operands are promoted by _binary
+    # (inside the operation, as PyTorch: no conversion node of its own)
+    a = input if _result_np_dtype(input, other) == dt else _cast_tensor_or_scalar(input, dt)
     return _binary(_prims["div"], "DivBackward0", a, other)
 
 
@@ -331,7 +426,8 @@ def fmod(input, other):
 def pow(input, exponent):  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a Python scalar)."""
     if isinstance(input, numbers.Number) and not isinstance(exponent, numbers.Number):
-        return _composite("PowBackward2", lambda: ops.pow(float(input), exponent), [exponent])
+        return _contiguous(_composite("PowBackward2", lambda: ops.pow(float(input), exponent),
+                                      [exponent]))
     if isinstance(exponent, numbers.Number):
         x = input if isinstance(input, Tensor) else _tensor_arg(input)
         dt = _result_np_dtype(x, exponent)
@@ -456,16 +552,23 @@ def _float_input(x):
     return x
 
 
-def _unary(prim_name, name, float_only=True):
+def _unary(prim_name, name, float_only=True, step=False):
+    """The elementwise operation of primitive ``prim_name`` (``step``: a step
+    function of its input, recorded with a zero gradient, see _step_function)."""
     prim = _prims[prim_name]
 
     def fn(input, *, out=None):
         _no_out(out, prim_name)
         x = _float_input(input) if float_only else _tensor_arg(input)
-        return _apply(prim, name, (x,))
+        if step:
+            return _layout_of(_step_function(name, x, _apply(prim, None, (x,))), x)
+        if x._data.flags.c_contiguous:
+            return _apply(prim, name, (x,))
+        return _layout_of(_apply(prim, name, (x,)), x)
 
     fn.__name__ = prim_name
-    fn.__doc__ = f"Elementwise ``{prim_name}`` (grad_fn ``{name}``)."
+    fn.__doc__ = (f"Elementwise ``{prim_name}`` (grad_fn ``{name}``"
+                  + (", a zero gradient)." if step else ")."))
     return fn
 
 
@@ -492,9 +595,20 @@ atanh = arctanh = _unary("arctanh", "AtanhBackward0")
 sigmoid = _unary("sigmoid", "SigmoidBackward0")
 neg = negative = _unary("neg", "NegBackward0", float_only=False)
 abs = absolute = _unary("abs", "AbsBackward0", float_only=False)  # noqa: A001
-sign = _unary("sign", "SignBackward0", float_only=False)
-floor = _unary("floor", "FloorBackward0", float_only=False)
-ceil = _unary("ceil", "CeilBackward0", float_only=False)
+
+
+def _step_function(name, x, out):
+    """``out``, a step function of ``x`` (``sign``, ``floor``, ...), recorded as PyTorch
+    records it: an operation whose gradient is zero."""
+    if not _needs_grad(x) or x._data.dtype.kind not in "fc":
+        return out
+    # the constant values selected everywhere: ``x`` stays in the graph, with a zero gradient
+    return _composite(name, lambda: ops.select(np.ones(x._data.shape, bool), out, x), [x])
+
+
+sign = _unary("sign", "SignBackward0", float_only=False, step=True)
+floor = _unary("floor", "FloorBackward0", float_only=False, step=True)
+ceil = _unary("ceil", "CeilBackward0", float_only=False, step=True)
 isnan = _unary("isnan", None, float_only=False)
 isinf = _unary("isinf", None, float_only=False)
 isfinite = _unary("isfinite", None, float_only=False)
@@ -508,20 +622,24 @@ __all__ += ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "si
 @_public
 def relu(input):
     """``max(input, 0)``; the gradient at 0 is 0."""
-    return _apply(_prims["relu"], "ReluBackward0", (_tensor_arg(input),))
+    x = _tensor_arg(input)
+    return _layout_of(_apply(_prims["relu"], "ReluBackward0", (x,)), x)
 
 
 @_public
 def round(input, *, decimals=0):  # noqa: A001
-    """Round half to even (no derivative)."""
-    return _apply(_prims["round"], "RoundBackward0", (_tensor_arg(input),), {"decimals": int(decimals)})
+    """Round half to even (a zero gradient)."""
+    x = _tensor_arg(input)
+    name = "RoundBackward0" if decimals == 0 else "RoundBackward1"
+    out = _apply(_prims["round"], None, (x,), {"decimals": int(decimals)})
+    return _layout_of(_step_function(name, x, out), x)
 
 
 @_public
 def trunc(input):
-    """Round toward zero (no derivative)."""
+    """Round toward zero (a zero gradient)."""
     x = _tensor_arg(input)
-    return Tensor._wrap(np.trunc(x._data))
+    return _layout_of(_step_function("TruncBackward0", x, Tensor._wrap(np.trunc(x._data))), x)
 
 
 fix = trunc
@@ -551,7 +669,8 @@ def square(input):
 @_public
 def erf(input):
     """The error function."""
-    return _apply(_prims["erf"], "ErfBackward0", (_float_input(input),))
+    x = _float_input(input)
+    return _layout_of(_apply(_prims["erf"], "ErfBackward0", (x,)), x)
 
 
 @_public
@@ -562,8 +681,9 @@ def clamp(input, min=None, max=None):  # noqa: A002
     x = _tensor_arg(input)
     lo, hi = min, max
     if isinstance(lo, Tensor) or isinstance(hi, Tensor):
-        inputs = [t for t in (x, lo, hi) if isinstance(t, Tensor)]
-        return _composite("ClampBackward0", lambda: ops.clip(x, lo, hi), inputs)
+        # PyTorch's node has the three inputs (None for a missing bound)
+        inputs = [t if isinstance(t, Tensor) else None for t in (x, lo, hi)]
+        return _layout_of(_composite("ClampBackward0", lambda: ops.clip(x, lo, hi), inputs), *inputs)
     return _apply(_prims["clip"], "ClampBackward1", (x, lo, hi))
 
 
@@ -591,15 +711,17 @@ def where(condition, input=None, other=None):
     c = _value(condition)
     x, y = input, other
     dt = _result_np_dtype(*(v for v in (x, y)))
-    inputs = [t for t in (x, y) if isinstance(t, Tensor)]
-    return _composite("WhereBackward0", lambda: ops.select(c, _cast(x, dt), _cast(y, dt)), inputs)
+    inputs = [t if isinstance(t, Tensor) else None for t in (x, y)]
+    out = _composite("WhereBackward0", lambda: ops.select(c, _cast(x, dt), _cast(y, dt)), inputs)
+    return _layout_of(out, condition, x, y)  # (PyTorch's operand order: the condition first)
 
 
 @_public
 def masked_fill(input, mask, value):
     """``value`` where ``mask`` is true, else ``input``."""
     v = _value(value)
-    return _composite("MaskedFillBackward0", lambda: ops.select(_value(mask), v, input), [input])
+    return _contiguous(_composite("MaskedFillBackward0", lambda: ops.select(_value(mask), v, input),
+                                  [input]))
 
 
 # --------------------------------------------------------------------------
@@ -612,6 +734,25 @@ def _dim_arg(dim, x):
     return dim if isinstance(dim, (list, tuple)) else (dim,)
 
 
+def _red_axes(dim, x):
+    """The axes a reduction over ``dim`` reduces (None: all of them).
+
+    ``dim`` is checked as PyTorch does (0 and -1 are valid for a 0-d
+    tensor, whose reduction over them is the tensor itself).
+    """
+    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    return None if x._data.ndim == 0 else axes
+
+
+def _on_0d(fn, x):
+    """``fn`` (an operation along axis 0) applied to 0-d ``x`` as to a 1-element vector."""
+    inner = fn(ops.reshape(x, (1,)))
+    out = ops.reshape(inner, ())
+    if isinstance(out, Tensor) and isinstance(inner, Tensor):
+        out._vc = inner._vc  # a view: writing the result in place changes what fn saved
+    return out
+
+
 @_public
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     """Sum over ``dim`` (all dimensions if None)."""
@@ -620,11 +761,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
         x = x.to(dtype)
     elif x._data.dtype.kind in "bui":
         x = x.to(_dtype.int64)
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
+    axes = _red_axes(dim, x)
     name = "SumBackward0" if dim is None else "SumBackward1"
     if axes is None and not keepdim:
         return _apply(_prims["reduce_sum"], name, (x,), {"axes": tuple(range(x._data.ndim))})
-    return _composite(name, tnp.sum, [x], x, axis=axes, keepdims=keepdim)
+    return _contiguous(_composite(name, tnp.sum, [x], x, axis=axes, keepdims=keepdim))
 
 
 @_public
@@ -644,9 +785,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {_dtype_name(x)}"
         )
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
-    return _composite("MeanBackward0" if dim is None else "MeanBackward1", tnp.mean, [x], x,
-                      axis=axes, keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("MeanBackward0" if dim is None else "MeanBackward1", tnp.mean,
+                                  [x], x, axis=axes, keepdims=keepdim))
 
 
 def _dtype_name(x):
@@ -660,8 +801,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     axes = None if dim is None else _dim(dim, x._data.ndim)
-    return _composite("ProdBackward0" if dim is None else "ProdBackward1", tnp.prod, [x], x,
-                      axis=axes, keepdims=keepdim)
+    if x._data.ndim == 0:
+        axes = None  # dim 0 or -1 of a 0-d tensor: the tensor itself
+    return _contiguous(_composite("ProdBackward0" if dim is None else "ProdBackward1", tnp.prod,
+                                  [x], x, axis=axes, keepdims=keepdim))
 
 
 _MinMax = collections.namedtuple("return_types", ["values", "indices"])
@@ -683,10 +826,18 @@ def _extremum(which, input, dim, keepdim, other):
             )
         return _composite(f"{which.capitalize()}Backward1", red, [x], x)
     d = _dim(dim, x._data.ndim)
-    values = _composite(f"{which.capitalize()}Backward0", red, [x], x, axis=d, keepdims=keepdim)
-    idx = argred(x._data, axis=d)
-    if keepdim:
-        idx = np.expand_dims(idx, d)
+    name = f"{which.capitalize()}Backward0"
+    if x._data.ndim == 0:
+        values = _composite(name, lambda: ops.add(x, 0), [x])
+        return _MinMax(values, Tensor._wrap(np.zeros((), np.int64)))
+    # the values are taken at the returned indices, so the whole gradient goes
+    # to that element (PyTorch's rule at ties; amax/amin split it instead)
+    idx = np.expand_dims(argred(x._data, axis=d), d)
+    shape = x._data.shape[:d] + (() if not keepdim else (1,)) + x._data.shape[d + 1:]
+    values = _contiguous(_composite(
+        name, lambda: ops.reshape(tnp.take_along_axis(x, idx, axis=d), shape), [x]))
+    if not keepdim:
+        idx = np.squeeze(idx, d)
     return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
 
 
@@ -706,16 +857,16 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 def amax(input, dim=(), keepdim=False):
     """Maximum over ``dim`` (all dimensions for ``()``); ties split the gradient."""
     x = _tensor_arg(input)
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
-    return _composite("AmaxBackward0", tnp.max, [x], x, axis=axes, keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("AmaxBackward0", tnp.max, [x], x, axis=axes, keepdims=keepdim))
 
 
 @_public
 def amin(input, dim=(), keepdim=False):
     """Minimum over ``dim`` (all dimensions for ``()``); ties split the gradient."""
     x = _tensor_arg(input)
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
-    return _composite("AminBackward0", tnp.min, [x], x, axis=axes, keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("AminBackward0", tnp.min, [x], x, axis=axes, keepdims=keepdim))
 
 
 @_public
@@ -723,6 +874,8 @@ def argmax(input, dim=None, keepdim=False):
     """Index of the maximum (flattened if ``dim`` is None)."""
     x = _tensor_arg(input)
     d = None if dim is None else _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        d = None
     r = np.argmax(x._data, axis=d, keepdims=keepdim if d is not None else False)
     return Tensor._wrap(np.asarray(r, dtype=np.int64))
 
@@ -732,6 +885,8 @@ def argmin(input, dim=None, keepdim=False):
     """Index of the minimum (flattened if ``dim`` is None)."""
     x = _tensor_arg(input)
     d = None if dim is None else _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        d = None
     r = np.argmin(x._data, axis=d, keepdims=keepdim if d is not None else False)
     return Tensor._wrap(np.asarray(r, dtype=np.int64))
 
@@ -748,9 +903,9 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     x = _tensor_arg(input)
     if isinstance(dim, bool):  # var(x, unbiased)
         unbiased, dim = dim, None
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
-    return _composite("VarBackward0", tnp.var, [x], x, axis=axes,
-                      ddof=_correction(unbiased, correction), keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("VarBackward0", tnp.var, [x], x, axis=axes,
+                                  ddof=_correction(unbiased, correction), keepdims=keepdim))
 
 
 @_public
@@ -759,9 +914,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     x = _tensor_arg(input)
     if isinstance(dim, bool):
         unbiased, dim = dim, None
-    axes = _dims(_dim_arg(dim, x), x._data.ndim)
-    return _composite("StdBackward0", tnp.std, [x], x, axis=axes,
-                      ddof=_correction(unbiased, correction), keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("StdBackward0", tnp.std, [x], x, axis=axes,
+                                  ddof=_correction(unbiased, correction), keepdims=keepdim))
 
 
 @_public
@@ -770,8 +925,9 @@ def logsumexp(input, dim, keepdim=False):
     from .. import nn as tnn
 
     x = _float_input(input)
-    axes = _dims(dim, x._data.ndim)
-    return _composite("LogsumexpBackward0", tnn.logsumexp, [x], x, axis=axes, keepdims=keepdim)
+    axes = _red_axes(dim, x)
+    return _contiguous(_composite("LogsumexpBackward0", tnn.logsumexp, [x], x, axis=axes,
+                                  keepdims=keepdim))
 
 
 @_public
@@ -781,13 +937,13 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     ordv = None if p in ("fro", 2, None) else p
-    axes = _dims(dim, x._data.ndim)
+    axes = _red_axes(dim, x)
     if axes is None:
         return _composite("LinalgVectorNormBackward0",
                           lambda: tnp.linalg.norm(ops.reshape(x, (x._data.size,)), ord=ordv),
                           [x])
-    return _composite("LinalgVectorNormBackward0", tnp.linalg.vector_norm, [x], x,
-                      ord=2 if ordv is None else ordv, axis=axes, keepdims=keepdim)
+    return _contiguous(_composite("LinalgVectorNormBackward0", tnp.linalg.vector_norm, [x], x,
+                                  ord=2 if ordv is None else ordv, axis=axes, keepdims=keepdim))
 
 
 @_public
@@ -819,7 +975,10 @@ def cumsum(input, dim, *, dtype=None):
     x = _tensor_arg(input)
     if dtype is not None:
         x = x.to(dtype)
-    return _composite("CumsumBackward0", tnp.cumsum, [x], x, axis=_dim(dim, x._data.ndim))
+    d = _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        return _composite("CumsumBackward0", _on_0d, [x], lambda v: tnp.cumsum(v, axis=0), x)
+    return _contiguous(_composite("CumsumBackward0", tnp.cumsum, [x], x, axis=d))
 
 
 @_public
@@ -828,7 +987,10 @@ def cumprod(input, dim, *, dtype=None):
     x = _tensor_arg(input)
     if dtype is not None:
         x = x.to(dtype)
-    return _composite("CumprodBackward0", tnp.cumprod, [x], x, axis=_dim(dim, x._data.ndim))
+    d = _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        return _composite("CumprodBackward0", _on_0d, [x], lambda v: tnp.cumprod(v, axis=0), x)
+    return _contiguous(_composite("CumprodBackward0", tnp.cumprod, [x], x, axis=d))
 
 
 # --------------------------------------------------------------------------
@@ -862,27 +1024,70 @@ def _infer(shape, size):
 
 
 def _view_of(out, src):
-    """Mark ``out`` as sharing ``src``'s storage and version counter (a view)."""
+    """Mark ``out`` as sharing ``src``'s storage and version counter (a view).
+
+    The view is also registered with its base, whose in-place updates
+    regenerate the grad_fn of its live views (see ``_methods._rebase_views``).
+    """
     if isinstance(out, Tensor) and np.may_share_memory(out._data, src._data):
-        out._base = src._base if src._base is not None else src
+        # (detach() and .data alias their source's whole array: not views for autograd)
+        view = src._base is not None and src._data is not src._base._data
+        base = out._base = src._base if view else src
         out._vc = src._vc
+        views = base.__dict__.get("_views")
+        if views is None:
+            views = base.__dict__["_views"] = weakref.WeakSet()
+        views.add(out)
     return out
+
+
+def _viewable(data, shape):
+    """True if ``data`` can take ``shape`` without a copy (the strides allow it)."""
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    return True
 
 
 @_public
 def reshape(input, *shape):
-    """The data with a new shape (``-1`` infers one dimension)."""
+    """The data with a new shape (``-1`` infers one dimension).
+
+    A view when the strides allow it (grad_fn ``ViewBackward0`` for a
+    contiguous input, ``ReshapeAliasBackward0`` otherwise), else a copy
+    (``UnsafeViewBackward0`` of a ``CloneBackward0``), as PyTorch.
+    """
     x = _tensor_arg(input)
     new = _infer(_shape_args(shape), x._data.size)
-    out = _apply(_prims["reshape"], "ViewBackward0", (x,), {"shape": new})
+    if x._data.flags.c_contiguous:
+        name = "ViewBackward0"
+    elif _viewable(x._data, new):
+        name = "ReshapeAliasBackward0"
+    else:
+        return _apply(_prims["reshape"], "UnsafeViewBackward0", (clone(x),), {"shape": new})
+    out = _apply(_prims["reshape"], name, (x,), {"shape": new})
     return _view_of(out, x)
 
 
 def view(self, *shape):
-    """Like :func:`reshape`, sharing storage (``view(dtype)`` is not supported)."""
+    """The data with a new shape, sharing storage (``view(dtype)`` is not supported).
+
+    Raises
+    ------
+    RuntimeError
+        If the strides do not allow the shape without a copy (as PyTorch;
+        use ``reshape``).
+    """
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         raise NotImplementedError("view(dtype) is not supported by tracegrad.torch")
-    return reshape(self, *shape)
+    new = _infer(_shape_args(shape), self._data.size)
+    if not _viewable(self._data, new):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return _view_of(_apply(_prims["reshape"], "ViewBackward0", (self,), {"shape": new}), self)
 
 
 @_public
@@ -893,6 +1098,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(x, 1)
     s, e = _dim(start_dim, nd), _dim(end_dim, nd)
+    if s == e:
+        return x  # as PyTorch: nothing to merge, the tensor itself
     shape = x._data.shape
     n = 1
     for d in shape[s:e + 1]:
@@ -1011,8 +1218,8 @@ def cat(tensors, dim=0, *, out=None):
     dt = _result_np_dtype(*ts_use) if len(ts_use) > 1 else ts_use[0]._data.dtype
     cast = [_cast(t, dt) for t in ts_use]
     if _needs_grad(*ts):
-        return _composite("CatBackward0", lambda: ops.concatenate(cast, d), ts)
-    return Tensor._wrap(np.concatenate([_value(c) for c in cast], axis=d))
+        return _contiguous(_composite("CatBackward0", lambda: ops.concatenate(cast, d), ts))
+    return Tensor._wrap(np.ascontiguousarray(np.concatenate([_value(c) for c in cast], axis=d)))
 
 
 concat = concatenate = cat
@@ -1036,8 +1243,9 @@ def stack(tensors, dim=0, *, out=None):
     d = _dim(dim, len(shape) + 1)
     dt = _result_np_dtype(*ts)
     new = shape[:d] + (1,) + shape[d:]
-    return _composite("StackBackward0",
-                      lambda: ops.concatenate([ops.reshape(_cast(t, dt), new) for t in ts], d), ts)
+    return _contiguous(_composite(
+        "StackBackward0",
+        lambda: ops.concatenate([ops.reshape(_cast(t, dt), new) for t in ts], d), ts))
 
 
 @_public
@@ -1135,7 +1343,8 @@ def flip(input, dims):
     x = _tensor_arg(input)
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
     axes = tuple(_dim(d, x._data.ndim) for d in dims)
-    return _apply(_prims["rev"], "FlipBackward0", (x,), {"axes": tuple(sorted(axes))})
+    out = _apply(_prims["rev"], "FlipBackward0", (x,), {"axes": tuple(sorted(axes))})
+    return _layout_of(_contiguous(out, x), x)  # a copy, laid out like x (as PyTorch)
 
 
 @_public
@@ -1254,19 +1463,90 @@ def clone(input, *, memory_format=None):
 @_public
 def matmul(input, other):
     """Matrix product with broadcasting (1-D operands as vectors)."""
+    return _matmul(input, other)
+
+
+def _matmul(input, other, name=None):
     a, b = _tensor_arg(input), _tensor_arg(other)
     dt = _result_np_dtype(a, b)
     na, nb = a._data.ndim, b._data.ndim
-    name = ("DotBackward0" if na == 1 and nb == 1 else "MvBackward0" if na == 2 and nb == 1
-            else "MmBackward0" if na == 2 and nb == 2 else "BmmBackward0" if na == 3 and nb == 3
-            else "UnsafeViewBackward0")
+    name = name or _matmul_name(a, b)
     if na == 0 or nb == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D")
+    _check_matmul_shapes(a._data.shape, b._data.shape)
     if a._data.dtype == dt and b._data.dtype == dt and na >= 2 and nb >= 2:
         return _apply(_prims["matmul"], name, (a, b))  # the primitive takes rank >= 2
     from .. import numpy as tnp
 
     return _composite(name, lambda: tnp.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
+
+
+def _check_matmul_shapes(sa, sb):
+    """RuntimeError (PyTorch's type and, for 1-D and 2-D operands, message) for
+    operands whose shapes do not multiply."""
+    k = sb[0] if len(sb) == 1 else sb[-2]
+    if sa[-1] != k:
+        if len(sa) == 1 and len(sb) == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have "
+                f"the same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+        if len(sa) == 2 and len(sb) == 1:
+            raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), "
+                               f"vec ({sb[0]})")
+        rows = sa[-2] if len(sa) > 1 else 1
+        cols = sb[-1] if len(sb) > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{sa[-1]} and "
+                           f"{k}x{cols})")
+    ba, bb = sa[:-2], sb[:-2]
+    for i in range(1, builtins.min(len(ba), len(bb)) + 1):
+        if ba[-i] != bb[-i] and 1 not in (ba[-i], bb[-i]):
+            raise RuntimeError(
+                f"The size of tensor a ({ba[-i]}) must match the size of tensor b ({bb[-i]}) at "
+                f"non-singleton dimension {builtins.max(len(ba), len(bb)) - i}")
+
+
+def _matmul_name(a, b):
+    """The grad_fn name of PyTorch's ``matmul(a, b)``: the last of the operations
+    its ``_matmul_impl`` reduces the product to (dot, mv, mm, a folded mm or
+    mv, or a batched bmm, with views around them)."""
+    da, db = a._data, b._data
+    ra, rb = a._requires_grad, b._requires_grad
+    while True:
+        na, nb = da.ndim, db.ndim
+        if na <= 2 and nb <= 2:
+            return {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4",
+                    (2, 2): "MmBackward0"}[(na, nb)]
+        if _should_fold(da, db, ra, rb):
+            if nb > na and na == 2:  # (matrix) @ (batch): the transposed product, made contiguous
+                n, p = da.shape[-2], db.shape[-1]
+                return "CloneBackward0" if n > 1 and p > 1 else "TransposeBackward0"
+            return "UnsafeViewBackward0"
+        if na == 3 and nb == 3 and da.shape[0] != db.shape[0]:
+            # a batch of one that requires grad is squeezed away first
+            if da.shape[0] == 1 and ra:
+                da = da[0]
+                continue
+            if db.shape[0] == 1 and rb:
+                db = db[0]
+                continue
+        return "UnsafeViewBackward0"
+
+
+def _should_fold(da, db, ra, rb):
+    """PyTorch's ``should_fold``: fold the larger operand's batch into one mm/mv."""
+    first_larger = da.ndim >= db.ndim
+    t1 = da if first_larger else np.swapaxes(db, -1, -2)
+    if not (t1.ndim >= 3 and (db.ndim if first_larger else da.ndim) <= 2):
+        return False
+    if rb if first_larger else ra:
+        return True
+    if da.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    strides = [st // t1.itemsize for st in t1.strides]
+    return builtins.all(strides[i] == strides[i + 1] * t1.shape[i + 1]
+                        for i in range(t1.ndim - 2))
 
 
 @_public
@@ -1284,7 +1564,7 @@ def bmm(input, mat2):
     a, b = _tensor_arg(input), _tensor_arg(mat2)
     if a._data.ndim != 3 or b._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a._data.ndim != 3 else "batch2 must be a 3D tensor")
-    return matmul(a, b)
+    return _matmul(a, b, "BmmBackward0")
 
 
 @_public
@@ -1310,7 +1590,7 @@ __all__ += ["inner", "vdot"]
 def outer(input, vec2):
     """Outer product of two 1-D tensors."""
     a, b = _tensor_arg(input), _tensor_arg(vec2)
-    return _composite("MulBackward0", lambda: ops.mul(ops.reshape(a, (a._data.size, 1)), b), [a, b])
+    return mul(reshape(a, a._data.size, 1), b)  # PyTorch's graph: a reshape, then a product
 
 
 ger = outer
@@ -1336,7 +1616,22 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ts = [_tensor_arg(o) for o in operands]
-    return _composite("EinsumBackward0", tnp.einsum, ts, equation, *ts)
+    return _composite(_einsum_name(equation), tnp.einsum, ts, equation, *ts)
+
+
+def _einsum_name(equation):
+    """The grad_fn name of PyTorch's einsum, which is built of other operations:
+    the last one is a permute or a sum for one operand, and for more a product
+    (``MulBackward0``) or, with summed indices, the view after a ``bmm``."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    inputs = lhs.split(",")
+    labels = "".join(inputs).replace(".", "")
+    if not arrow:
+        rhs = "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+    summed = set(labels) - set(rhs.replace(".", ""))
+    if len(inputs) == 1:
+        return "SumBackward1" if summed else "PermuteBackward0"
+    return "ViewBackward0" if summed else "MulBackward0"
 
 
 @_public
@@ -1358,7 +1653,10 @@ def softmax(input, dim, dtype=None):
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
-    return _composite("SoftmaxBackward0", tnn.softmax, [x], x, axis=_dim(dim, builtins.max(x._data.ndim, 1)))
+    d = _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        return _composite("SoftmaxBackward0", _on_0d, [x], lambda v: tnn.softmax(v, axis=0), x)
+    return _contiguous(_composite("SoftmaxBackward0", tnn.softmax, [x], x, axis=d))
 
 
 @_public
@@ -1369,7 +1667,11 @@ def log_softmax(input, dim, dtype=None):
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
-    return _composite("LogSoftmaxBackward0", tnn.log_softmax, [x], x, axis=_dim(dim, builtins.max(x._data.ndim, 1)))
+    d = _dim(dim, x._data.ndim)
+    if x._data.ndim == 0:
+        return _composite("LogSoftmaxBackward0", _on_0d, [x],
+                          lambda v: tnn.log_softmax(v, axis=0), x)
+    return _contiguous(_composite("LogSoftmaxBackward0", tnn.log_softmax, [x], x, axis=d))
 
 
 # --------------------------------------------------------------------------
