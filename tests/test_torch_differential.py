@@ -17,11 +17,11 @@ prints the program (runnable with ``import torch as T``).
 ``test_fixed_program`` pins, with hand-written programs, the differences the
 random programs found and that were fixed in tracegrad.torch.
 
-``test_known_difference`` lists the differences not fixed yet (in files
-outside tracegrad.torch's operations: the autograd engine, ``Tensor``); each
-is an expected failure (strict: it fails the suite once fixed, so the entry
-and the generator's exclusion can go), and the generator avoids the
-situation (its comment names the difference by its number here):
+The generator found the differences numbered below.  2-6 are fixed in the
+autograd engine and pinned by ``test_fixed_difference`` (the generator still
+steers around them; its comments name them by number).  1 and 7 are not
+fixed: ``test_known_difference`` holds each as a strict expected failure (it
+fails the suite once fixed), and the README lists them:
 
 1. ``backward(inputs=...)`` and ``autograd.grad`` run the whole graph;
    PyTorch runs only the part leading to the inputs (so it neither raises
@@ -302,6 +302,19 @@ KNOWN = [
         "w = T.tensor([3., 4.], requires_grad=True)",
         "y = x.exp()", "z = y.sum() + (w * w).sum()", "y.mul_(2)",
         "g = T.autograd.grad(z, [w])")),
+    (1, tp.fixed_program(
+        "autograd.grad fills retained gradients only on the way to the inputs",
+        "x = T.tensor([1., 2.], requires_grad=True)",
+        "w = T.tensor([3., 4.], requires_grad=True)",
+        "y = x * 2", "y.retain_grad()", "g = T.autograd.grad((y * y).sum() + w.sum(), [w])")),
+    (7, tp.fixed_program(
+        "the version error names the saved tensor's own dtype",
+        "x = T.tensor([1., 2.], dtype=T.float64, requires_grad=True)",
+        "c = T.tensor(3.)", "e = (x * c).sum()", "c.add_(1)", "e.backward()")),
+]
+
+# differences found by the generator and fixed since: pinned to PyTorch's behaviour
+FIXED = [
     (2, tp.fixed_program(
         "backward(inputs=[non_leaf]) makes it retain its grad",
         "x = T.tensor([1., 2.], requires_grad=True)",
@@ -310,11 +323,6 @@ KNOWN = [
         "a gradient requiring grad keeps requiring grad when accumulated into",
         "x = T.tensor([1., 2.], requires_grad=True)",
         "(x ** 3).sum().backward(create_graph=True)", "(x * 2).sum().backward()")),
-    (1, tp.fixed_program(
-        "autograd.grad fills retained gradients only on the way to the inputs",
-        "x = T.tensor([1., 2.], requires_grad=True)",
-        "w = T.tensor([3., 4.], requires_grad=True)",
-        "y = x * 2", "y.retain_grad()", "g = T.autograd.grad((y * y).sum() + w.sum(), [w])")),
     (4, tp.fixed_program(
         "gradients do not share memory",
         "x = T.tensor([1., 2.], requires_grad=True)",
@@ -338,11 +346,12 @@ KNOWN = [
         "a mean saves nothing: backward twice is allowed",
         "x = T.tensor([1., 2.], requires_grad=True)",
         "y = x.mean()", "y.backward()", "y.backward()")),
-    (7, tp.fixed_program(
-        "the version error names the saved tensor's own dtype",
-        "x = T.tensor([1., 2.], dtype=T.float64, requires_grad=True)",
-        "c = T.tensor(3.)", "e = (x * c).sum()", "c.add_(1)", "e.backward()")),
 ]
+
+
+@pytest.mark.parametrize("bug,program", FIXED, ids=[f"{n}-{p.seed}" for n, p in FIXED])
+def test_fixed_difference(bug, program):
+    tp.run_differential(program, tt, real)
 
 
 @pytest.mark.parametrize("bug,program", KNOWN, ids=[f"{n}-{p.seed}" for n, p in KNOWN])

@@ -270,7 +270,25 @@ _READS = {
 }
 
 
+def _mul_reads(has):
+    # d(x*y) = y dx + x dy: each side's rule reads the other operand only
+    return ((1,) if has[0] else ()) + ((0,) if has[1] else ()), False
+
+
+def _div_reads(has):
+    # d(x/y) = dx / y - (x/y) dy / y: both rules read y, only y's reads the output
+    return (1,), bool(has[1])
+
+
+# what a node saves when only some of its arguments are differentiated
+# (PyTorch saves per input: x * 2 keeps nothing of x)
+_READS_BY_PARENT = {"mul": _mul_reads, "div": _div_reads}
+
+
 def _reads(prim):
+    by_parent = _READS_BY_PARENT.get(prim.name)
+    if by_parent is not None:
+        return by_parent, None
     return _READS.get(prim.name, ("all", True))
 
 
@@ -320,6 +338,8 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     if reads is None:
         reads = _reads_cache[prim] = _reads(prim)
     idx, reads_out = reads
+    if reads_out is None:  # depends on which arguments are differentiated
+        idx, reads_out = idx([isinstance(a, Tensor) and a._requires_grad for a in args])
     read_all = idx == "all"
     parents = []
     saved = []
@@ -488,6 +508,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         retain_graph = create_graph
     entries = []
     direct = []  # outputs that are themselves leaves
+    handed = {}  # id -> every array/tensor given out as a gradient (see _finish)
     for k, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected a Tensor as output {k}, got {type(t).__name__}")
@@ -496,6 +517,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 f"element {k} of tensors does not require grad and does not have a grad_fn"
             )
         g = _initial_cotangent(t, g, k, create_graph)
+        handed[id(g)] = g  # the caller's gradient is never handed out as a .grad
         if t._node is None:
             direct.append((t, g))
         else:
@@ -513,10 +535,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     "can't retain_grad on Tensor that has requires_grad=False" if accumulate
                     else "One of the differentiated Tensors does not require grad")
     want_nodes = {}
+    retained_before = {}  # non-leaf inputs: already retaining their grad?
     if wanted is not None:
         for i, t in enumerate(wanted):
             if t._node is not None:
                 want_nodes.setdefault((id(t._node), t._out_index), []).append(i)
+                retained_before[i] = t._retains_grad
 
     def on_cotangent(node, ct):
         meta = node.meta
@@ -528,7 +552,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 if r is not None:
                     ct = _from_tensor_tuple(r, node)
         if meta.retained:
-            _retain(meta, ct, node, create_graph)
+            _retain(meta, ct, node, create_graph, handed)
         if want_nodes:
             outs = ct if node.prim.multiple_results else [ct]
             for k, c in enumerate(outs):
@@ -574,7 +598,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             else:
                 c = captured.get(i)
             if c is not None:
-                c = _finish(c, t, create_graph)
+                c = _finish(c, t, create_graph, handed)
             results.append(c)
         return results
 
@@ -586,10 +610,14 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 continue
             if not leaf._requires_grad:
                 continue
-            leaf._accumulate(_finish(ct, leaf, create_graph), create_graph)
+            leaf._accumulate(_finish(ct, leaf, create_graph, handed), create_graph)
         for i, t in enumerate(wanted or ()):
-            if t._node is not None and i in captured:  # non-leaf inputs= act as retain_grad
-                t._accumulate(_finish(captured[i], t, create_graph), create_graph)
+            if t._node is not None and i in captured and not retained_before.get(i, True):
+                # a non-leaf in inputs= gets its .grad (PyTorch calls retain_grad on it)
+                t._accumulate(_finish(captured[i], t, create_graph, handed), create_graph)
+        for i, t in enumerate(wanted or ()):
+            if t._node is not None:
+                t.retain_grad()
     return None
 
 
@@ -625,14 +653,29 @@ def _as_tensor(g):
     return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
 
 
-def _finish(ct, like, create_graph):
-    """A cotangent as the tensor PyTorch would hand out (fresh, ``like``'s dtype)."""
+def _finish(ct, like, create_graph, handed=None):
+    """A cotangent as the tensor PyTorch would hand out (fresh, ``like``'s dtype).
+
+    ``handed`` maps ``id`` to every array or tensor already handed out in this
+    backward pass (and the caller's own gradient arguments): one cotangent
+    can reach several leaves (``x + w``), and each ``.grad`` must own its
+    memory, or accumulating into one would change the other.
+    """
 
     if isinstance(ct, Tensor):
-        return ct if create_graph else Tensor._wrap(np.array(ct._data))
+        if create_graph:
+            if handed is not None:
+                if id(ct) in handed:
+                    ct = ct.clone()
+                handed[id(ct)] = ct
+            return ct
+        return Tensor._wrap(np.array(ct._data))
     data = np.asarray(ct)
-    if not (data.flags.owndata and data.flags.writeable) or data is like._data:
+    if (not (data.flags.owndata and data.flags.writeable) or data is like._data
+            or (handed is not None and id(data) in handed)):
         data = np.array(data)
+    if handed is not None:
+        handed[id(data)] = data
     return Tensor._wrap(data.reshape(like._data.shape))
 
 
@@ -659,14 +702,14 @@ def _run_tensor_hooks(meta, ct, node, create_graph):
     return cts if multi else cts[0]
 
 
-def _retain(meta, ct, node, create_graph):
+def _retain(meta, ct, node, create_graph, handed):
     cts = ct if node.prim.multiple_results else [ct]
     for k, refs in meta.retained.items():
         for ref in refs:
             t = ref()
             if t is not None and cts[k] is not None:
                 with _grad_mode.set_grad_enabled(bool(create_graph)):
-                    t._accumulate(_finish(cts[k], t, create_graph), create_graph)
+                    t._accumulate(_finish(cts[k], t, create_graph, handed), create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

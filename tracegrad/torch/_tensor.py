@@ -251,10 +251,17 @@ class Tensor(Tracer):
                     g = r
         if self._grad is None:
             self._grad = g if (create_graph or not g._requires_grad) else g.detach()
-        elif create_graph or self._grad._requires_grad:
-            self._grad = self._grad + g
+        elif create_graph:
+            self._grad = self._grad + g  # recorded: higher derivatives see the sum
         else:
-            np.add(self._grad._data, g._data, out=self._grad._data, casting="unsafe")
+            # in place, as PyTorch's no-grad ``grad += new`` (a grad made with
+            # create_graph keeps requiring grad); a read-only or shared buffer
+            # gets new data instead
+            old = self._grad._data
+            if old.flags.writeable and old.flags.owndata and old.dtype == g._data.dtype:
+                np.add(old, g._data, out=old)
+            else:
+                self._grad._data = (old + g._data).astype(old.dtype, copy=False)
             self._grad._vc.value += 1
 
     # ----------------------------------------------------------------------
