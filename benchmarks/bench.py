@@ -431,6 +431,16 @@ def check_agreement(workload, runs):
             raise RuntimeError(f"{workload}: {name} disagrees with tracegrad ({detail})")
 
 
+def per_example_floor(args):
+    """Times of the cheapest possible part of per_example: writing the 128
+    per-example gradients of W1 (outer products) into fresh memory."""
+    d = make_data("mlp")
+    x, delta = d["x"], np.random.default_rng(1).standard_normal((128, 256))
+    out = time_round_robin({"floor": lambda: np.multiply(x[:, :, None], delta[:, None, :])},
+                           args.rounds, args.min_sample, args.budget / 4)
+    return out["floor"]
+
+
 def bench_workload(workload, libs, args):
     """Time ``workload`` for each library: ``{lib: per-call seconds, one per round}``."""
     data = make_data(workload)
@@ -668,6 +678,7 @@ def main(argv=None):
         print("#", line)
     print(f"# 1-min load average at start: {load_start:.2f}")
     rows, floor, failed = [], None, False
+    pe_floor = None
     for workload in args.workloads:
         print(f"# running {workload} ...", flush=True)
         try:
@@ -676,6 +687,8 @@ def main(argv=None):
                 rows += list(cold_rows.items())
             else:
                 rows.append((workload, bench_workload(workload, libs, args)))
+                if workload == "per_example":
+                    pe_floor = per_example_floor(args)
         except RuntimeError as e:
             print(f"# NOT TIMED: {e}")
             reason = "results disagree" if "disagrees" in str(e) else "failed (see above)"
@@ -688,6 +701,10 @@ def main(argv=None):
     if floor is not None:
         floor = fmt_time(summarize(floor))
         print(f"\nfloor: `python -c \"import numpy\"` takes {floor} (process wall clock)")
+    if pe_floor is not None:
+        print(f"\nper_example floor: the per-example W1 gradients alone (128 outer products "
+              f"784x256, 206 MB of float64 written to new memory) take "
+              f"{fmt_time(summarize(pe_floor))} in NumPy")
     return 1 if failed else 0
 
 
