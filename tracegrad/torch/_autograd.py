@@ -306,17 +306,17 @@ class TorchTrace(Trace):
 
         values = list(args)
         needs_grad = False
+        traced = False
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
-                values[i] = a._data
+                d = values[i] = a._data
                 needs_grad = needs_grad or a._requires_grad
+                if type(d) is not np.ndarray:
+                    traced = True
             elif isinstance(a, Tracer):
-                raise NotImplementedError(
-                    "tracegrad.torch tensors cannot be mixed with the tracers of a "
-                    "functional transform in one operation; pass plain arrays (or "
-                    "tensor.detach().numpy()) to functional transforms, or use "
-                    "tracegrad.torch.func."
-                )
+                traced = True
+        if traced:
+            return rebind(prim, values, params)
         out = prim.impl(*values, **params)
         if not (needs_grad and prim.differentiable and _grad_mode._state.enabled):
             if prim.multiple_results:
@@ -326,6 +326,21 @@ class TorchTrace(Trace):
 
 
 TORCH = TorchTrace(None)
+
+
+def rebind(prim, values, params):
+    """``prim`` applied to ``values`` (tensors' data, some of them tracers of a
+    functional transform: ``tracegrad.torch.func``), as tensors.
+
+    The current trace is the functional transform's (an eager trace is never
+    current), so binding the unwrapped values hands the operation to it; the
+    result is wrapped in tensors that are not recorded on the PyTorch graph
+    (the transform differentiates them).
+    """
+    out = prim.bind(*values, **params)
+    if prim.multiple_results:
+        return [Tensor._wrap(o) for o in out]
+    return Tensor._wrap(out)
 
 
 _ALL = ("all", True)

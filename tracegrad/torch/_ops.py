@@ -20,7 +20,8 @@ from .. import numpy as tnp
 from ..primitives import ops
 from ..primitives import registry as _prims
 from . import _dtype, _grad_mode
-from ._autograd import group, record
+from ._autograd import group, rebind, record
+from ..interpreters.core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
 
 __all__ = []  # filled by _public
@@ -61,7 +62,10 @@ def _apply(prim, name, args, params=_EMPTY, extra_edges=0):
     needs = False
     for a in args:
         if isinstance(a, Tensor):
-            values.append(a._data)
+            d = a._data
+            if type(d) is not np.ndarray:  # inside a torch.func transform
+                return _traced(prim, args, params)
+            values.append(d)
             if a._requires_grad:
                 needs = True
         else:
@@ -72,6 +76,16 @@ def _apply(prim, name, args, params=_EMPTY, extra_edges=0):
     if prim.multiple_results:
         return [Tensor._wrap(o) for o in out]
     return Tensor._wrap(out)
+
+
+def _traced(prim, args, params):
+    """:func:`_apply` with a functional transform's tracer among the data."""
+    return rebind(prim, [a._data if isinstance(a, Tensor) else a for a in args], params)
+
+
+def _is_traced(t):
+    """True for a tensor inside a ``torch.func`` transform (its data is a tracer)."""
+    return isinstance(t, Tensor) and type(t._data) is not np.ndarray
 
 
 def _composite(name, fn, inputs, *args, scalar_slots=0, **kwargs):
@@ -92,13 +106,15 @@ def _wrap_result(out):
         return out
     if isinstance(out, (list, tuple)):
         return type(out)(_wrap_result(o) for o in out)
-    return Tensor._wrap(np.asarray(out))
+    return Tensor._wrap(out if isinstance(out, Tracer) else np.asarray(out))
 
 
 def _contiguous(t, src=None):
     """``t`` with C-contiguous data of its own, as PyTorch's result of the operation
     (the primitive may have returned another layout, or a view of ``src``)."""
     data = t._data
+    if type(data) is not np.ndarray:
+        return t
     if not data.flags.c_contiguous or (src is not None and np.may_share_memory(data, src._data)):
         t._data = np.array(data, order="C")
     return t
@@ -112,7 +128,7 @@ def _layout_of(out, *operands):
     layout changes (a copy when it differs), never the values."""
     data = out._data
     nd = data.ndim
-    if nd < 2:
+    if nd < 2 or type(data) is not np.ndarray:
         return out
     shape = data.shape
     strides = []
@@ -270,8 +286,12 @@ _FAST_SCALARS = {float: "f", int: "fiu"}
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
     out = _binary_op(prim, name, a, b, reflected)
-    if (out._data.flags.c_contiguous and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
-            and (not isinstance(b, Tensor) or b._data.flags.c_contiguous)):
+    try:
+        if (out._data.flags.c_contiguous
+                and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
+                and (not isinstance(b, Tensor) or b._data.flags.c_contiguous)):
+            return out
+    except AttributeError:  # a tracer has no layout (inside torch.func)
         return out
     return _layout_of(out, *((b, a) if reflected else (a, b)))
 
@@ -562,7 +582,10 @@ def _unary(prim_name, name, float_only=True, step=False):
         x = _float_input(input) if float_only else _tensor_arg(input)
         if step:
             return _layout_of(_step_function(name, x, _apply(prim, None, (x,))), x)
-        if x._data.flags.c_contiguous:
+        try:
+            if x._data.flags.c_contiguous:
+                return _apply(prim, name, (x,))
+        except AttributeError:  # a tracer has no layout (inside torch.func)
             return _apply(prim, name, (x,))
         return _layout_of(_apply(prim, name, (x,)), x)
 
@@ -1029,7 +1052,8 @@ def _view_of(out, src):
     The view is also registered with its base, whose in-place updates
     regenerate the grad_fn of its live views (see ``_methods._rebase_views``).
     """
-    if isinstance(out, Tensor) and np.may_share_memory(out._data, src._data):
+    if (isinstance(out, Tensor) and type(out._data) is np.ndarray
+            and np.may_share_memory(out._data, src._data)):
         # (detach() and .data alias their source's whole array: not views for autograd)
         view = src._base is not None and src._data is not src._base._data
         base = out._base = src._base if view else src
@@ -1043,6 +1067,8 @@ def _view_of(out, src):
 
 def _viewable(data, shape):
     """True if ``data`` can take ``shape`` without a copy (the strides allow it)."""
+    if type(data) is not np.ndarray:
+        return True
     try:
         np.reshape(data, shape, copy=False)
     except ValueError:
@@ -1060,7 +1086,7 @@ def reshape(input, *shape):
     """
     x = _tensor_arg(input)
     new = _infer(_shape_args(shape), x._data.size)
-    if x._data.flags.c_contiguous:
+    if type(x._data) is not np.ndarray or x._data.flags.c_contiguous:
         name = "ViewBackward0"
     elif _viewable(x._data, new):
         name = "ReshapeAliasBackward0"
@@ -1217,7 +1243,7 @@ def cat(tensors, dim=0, *, out=None):
     d = _dim(dim, ts_use[0]._data.ndim)
     dt = _result_np_dtype(*ts_use) if len(ts_use) > 1 else ts_use[0]._data.dtype
     cast = [_cast(t, dt) for t in ts_use]
-    if _needs_grad(*ts):
+    if _needs_grad(*ts) or builtins.any(_is_traced(t) for t in ts):
         return _contiguous(_composite("CatBackward0", lambda: ops.concatenate(cast, d), ts))
     return Tensor._wrap(np.ascontiguousarray(np.concatenate([_value(c) for c in cast], axis=d)))
 
@@ -1448,6 +1474,8 @@ def nonzero(input, *, as_tuple=False):
 def clone(input, *, memory_format=None):
     """A copy with its own storage (recorded: ``CloneBackward0``)."""
     x = _tensor_arg(input)
+    if _is_traced(x):
+        return _apply(_prims["reshape"], None, (x,), {"shape": x._data.shape})
     if not _needs_grad(x):
         return Tensor._wrap(np.array(x._data))
     out = _composite("CloneBackward0", lambda: ops.add(x, 0), [x])
@@ -1510,6 +1538,8 @@ def _matmul_name(a, b):
     its ``_matmul_impl`` reduces the product to (dot, mv, mm, a folded mm or
     mv, or a batched bmm, with views around them)."""
     da, db = a._data, b._data
+    if type(da) is not np.ndarray or type(db) is not np.ndarray:
+        return None  # inside torch.func: not recorded, no name
     ra, rb = a._requires_grad, b._requires_grad
     while True:
         na, nb = da.ndim, db.ndim
@@ -1694,6 +1724,8 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **k
     target = _dtype.as_dtype(target)
     if target.dtype == self._data.dtype and not copy:
         return self
+    if type(self._data) is not np.ndarray:  # inside torch.func
+        return _apply(_prims["convert_element_type"], None, (self,), {"dtype": target.dtype})
     if not _needs_grad(self) or target.dtype.kind not in "fc":
         return Tensor._wrap(self._data.astype(target.dtype))
     return _apply(_prims["convert_element_type"], "ToCopyBackward0", (self,), {"dtype": target.dtype})

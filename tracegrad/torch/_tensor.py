@@ -185,7 +185,7 @@ class Tensor(Tracer):
         """A tensor that does not require grad, holding ``data`` (not copied)."""
         t = object.__new__(Tensor)
         if not isinstance(data, np.ndarray):
-            data = np.asarray(data)
+            data = _as_data(data)
         t._init(data)
         return t
 
@@ -322,7 +322,9 @@ class Tensor(Tracer):
         return self._data.dtype.kind == "c"
 
     def is_contiguous(self, memory_format=None):
-        """True if the data is C-contiguous."""
+        """True if the data is C-contiguous (always, inside ``torch.func`` transforms)."""
+        if type(self._data) is not np.ndarray:
+            return True
         return bool(self._data.flags.c_contiguous)
 
     def stride(self, dim=None):
@@ -528,7 +530,15 @@ class Tensor(Tracer):
         return _RemovableHandle(hooks, hook)
 
     def detach(self):
-        """A new tensor sharing storage and version counter, outside the graph."""
+        """A new tensor sharing storage and version counter, outside the graph.
+
+        Inside a ``torch.func`` transform, a constant to that transform
+        (``tracegrad.stop_gradient``); a ``vmap`` batch stays batched.
+        """
+        if type(self._data) is not np.ndarray:
+            from ..primitives import ops
+
+            return Tensor._wrap(ops.stop_gradient(self._data))
         t = Tensor._wrap(self._data)
         t._vc = self._vc
         t._base = self
@@ -557,6 +567,8 @@ class Tensor(Tracer):
             If the tensor requires grad and grad mode is on (use
             ``detach().numpy()``), unless ``force=True`` (then a copy).
         """
+        if type(self._data) is not np.ndarray:
+            _traced_conversion(self, "numpy()")
         if self._requires_grad and _grad_mode._state.enabled:
             if force:
                 return np.array(self._data)
@@ -582,6 +594,7 @@ class Tensor(Tracer):
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        # (inside torch.func the tracer's value as a constant; under vmap it raises)
         return self._data.reshape(()).item()
 
     def tolist(self):
@@ -589,6 +602,8 @@ class Tensor(Tracer):
         return self._data.tolist()
 
     def __float__(self):
+        if type(self._data) is not np.ndarray:
+            _traced_conversion(self, "float()")
         return float(self.item())
 
     def __int__(self):
@@ -604,6 +619,8 @@ class Tensor(Tracer):
             raise RuntimeError(
                 f"Boolean value of Tensor with more than one value is ambiguous"
             )
+        if type(self._data) is not np.ndarray:
+            return bool(self._data.reshape(()))  # the tracer decides (vmap: raises)
         return bool(self._data.reshape(()).item())
 
     def __complex__(self):
@@ -633,6 +650,9 @@ class Tensor(Tracer):
     def __repr__(self):
         from ._format import format_tensor
 
+        if type(self._data) is not np.ndarray:
+            # inside a torch.func transform (PyTorch prints its wrapper tensors similarly)
+            return f"tensor({self._data!r})"
         name = self.grad_fn.name() if self._node is not None else None
         return format_tensor(self._data, requires_grad=self._requires_grad, grad_fn_name=name)
 
@@ -663,6 +683,26 @@ from . import _autograd as _autograd_module  # noqa: E402
 _autograd_module.Tensor = Tensor
 _autograd_module.VersionCounter = VersionCounter
 _autograd_module.Size = Size
+
+
+def _as_data(data):
+    """``data`` as a tensor's data: an array, or a functional transform's
+    tracer (inside ``tracegrad.torch.func``), kept as it is."""
+    if isinstance(data, Tracer) and not isinstance(data, Tensor):
+        return data
+    return np.asarray(data)
+
+
+def _traced_conversion(t, what):
+    """The error for ``what`` (a conversion to NumPy or Python) of a tensor
+    inside a ``torch.func`` transform."""
+    raise RuntimeError(
+        f"{what} of a tensor inside a tracegrad.torch.func transform (its value is "
+        f"traced: {type(t._data).__name__}, shape {tuple(t._data.shape)}) would drop "
+        "its derivative (or, under vmap, has one value per example). Keep the "
+        "computation on tensors, use t.detach() for a constant, or move the "
+        "conversion outside the transformed function."
+    )
 
 
 def _rebuild(data, requires_grad):
