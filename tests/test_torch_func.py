@@ -287,6 +287,54 @@ def test_detach_inside_transforms():
     close(tfunc.vmap(lambda a: a.detach() * 2)(x), rfunc.vmap(lambda a: a.detach() * 2)(rx))
 
 
+def _inplace_ops(m):
+    def f(x):
+        y = x.clone()
+        y[0] = 0.0
+        y[1:, 2] *= 3
+        y.add_(1)
+        return y.sum() + (y ** 2).sum()
+    return f
+
+
+OPS = {
+    "max_min_dim": lambda m: lambda x: x.max(1).values.sum() + x.min(0)[0].sum(),
+    "argmax": lambda m: lambda x: x.argmax(1).double().sum() * x.sum(),
+    "where": lambda m: lambda x: m.where(x > 0, x, x * 2).sum(),
+    "sort_topk": lambda m: lambda x: x.sort(1).values[:, 0].sum() + x.topk(2).values.sum(),
+    "masked_fill": lambda m: lambda x: x.masked_fill(x > 0, 0.0).sum(),
+    "inplace": _inplace_ops,
+    "abs_sign": lambda m: lambda x: (x.abs() * x.sign()).sum(),
+    "gather_index_select": lambda m: lambda x: (
+        x.gather(1, x.argmax(1, keepdim=True)).sum()
+        + x.index_select(0, x[:, 0].argsort()).sum()),
+    "shapes": lambda m: lambda x: (x.view(-1)[3:] * 2).sum() + x.reshape(2, -1).T.sum(0).norm()
+    + m.stack([x, x.permute(0, 1)]).var() + m.cat([x, x.unsqueeze(0).expand(2, -1, -1)[1]]).std(),
+    "softmax_clamp": lambda m: lambda x: (x.softmax(-1) * x.clamp(-0.5, 0.5)).sum()
+    + m.einsum("ij,kj->ik", x, x).cumsum(1).sum() + x.float().double().sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_operations_under_grad_and_vmap_grad(name):
+    (x, xs), (rx, rxs) = both(arr(4, 5), arr(3, 4, 5))
+    close(tfunc.grad(OPS[name](tt))(x), rfunc.grad(OPS[name](real))(rx))
+    close(tfunc.vmap(tfunc.grad(OPS[name](tt)))(xs), rfunc.vmap(rfunc.grad(OPS[name](real)))(rxs))
+
+
+def test_inplace_on_outer_tensor_raises():
+    outer = tt.tensor(arr(3))
+    with pytest.raises(RuntimeError, match="created outside it"):
+        tfunc.grad(lambda a: outer.add_(a).sum())(tt.tensor(arr(3)))
+
+
+def test_repr_inside_transforms():
+    seen = []
+    tfunc.vmap(lambda a: seen.append(repr(a)) or a)(tt.tensor(arr(3, 2)))
+    tfunc.vmap(tfunc.grad(lambda a: seen.append(repr(a)) or a.sum()))(tt.tensor(arr(3, 2)))
+    assert seen[0].startswith("tensor(BatchTracer(shape=(2,)") and "tensor(" in seen[1]
+
+
 # --------------------------------------------------------------------------
 # compositions: per-example gradients of a small MLP
 

@@ -247,6 +247,8 @@ def _check_custom_function_view(self):
 
 def _inplace(self, fn, *args, reads_self=True, name=None):
     """Apply ``fn(self, *args)`` in place (PyTorch's in-place rules)."""
+    if type(self._data) is not np.ndarray or _any_traced(args):
+        return _inplace_traced(self, fn, args)
     grad_mode = _grad_mode._state.enabled
     if type(self._vc) is not VersionCounter and not _grad_mode._state.inference:
         raise RuntimeError(
@@ -310,6 +312,32 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
     if self._retains_grad:
         _move_retain_grad(self, old_node, old_index)
     _rebase_views(self)
+    return self
+
+
+def _any_traced(args):
+    for a in args:
+        if isinstance(a, Tensor) and type(a._data) is not np.ndarray:
+            return True
+    return False
+
+
+def _inplace_traced(self, fn, args):
+    """An in-place operation inside a ``torch.func`` transform: the tensor takes
+    the new (traced) value.  Its views do not see the write (a difference from
+    PyTorch)."""
+    if type(self._data) is np.ndarray:
+        raise RuntimeError(
+            "An in-place operation would write a value traced by a tracegrad.torch.func "
+            f"transform into a tensor created outside it (shape {tuple(self._data.shape)}): "
+            "the tensor would outlive the transform. Use the out-of-place operation, or "
+            "clone() the tensor inside the transformed function first."
+        )
+    new = fn(Tensor._wrap(self._data), *args)
+    data = new._data if isinstance(new, Tensor) else new
+    if data.dtype != self._data.dtype:
+        data = ops.convert_element_type(data, self._data.dtype)
+    self._data = data
     return self
 
 

@@ -50,7 +50,11 @@ def _needs_grad(*args):
 
 
 def _value(a):
-    return a._data if isinstance(a, Tensor) else a
+    """A tensor's data (a tensor inside ``torch.func`` stays a tensor: its tracer
+    must not meet tensors holding tracers in one operation)."""
+    if isinstance(a, Tensor) and type(a._data) is np.ndarray:
+        return a._data
+    return a
 
 
 _EMPTY = {}
@@ -133,7 +137,7 @@ def _layout_of(out, *operands):
     shape = data.shape
     strides = []
     for x in operands:
-        if isinstance(x, Tensor) and x._data.ndim:
+        if isinstance(x, Tensor) and x._data.ndim and type(x._data) is np.ndarray:
             d, lead = x._data, nd - x._data.ndim
             st = [0] * nd
             for i, (n, b) in enumerate(zip(d.shape, d.strides)):
@@ -858,10 +862,10 @@ def _extremum(which, input, dim, keepdim, other):
     idx = np.expand_dims(argred(x._data, axis=d), d)
     shape = x._data.shape[:d] + (() if not keepdim else (1,)) + x._data.shape[d + 1:]
     values = _contiguous(_composite(
-        name, lambda: ops.reshape(tnp.take_along_axis(x, idx, axis=d), shape), [x]))
+        name, lambda: ops.reshape(tnp.take_along_axis(x, _index(idx), axis=d), shape), [x]))
     if not keepdim:
         idx = np.squeeze(idx, d)
-    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+    return _MinMax(values, _int64(idx))
 
 
 @_public
@@ -900,7 +904,7 @@ def argmax(input, dim=None, keepdim=False):
     if x._data.ndim == 0:
         d = None
     r = np.argmax(x._data, axis=d, keepdims=keepdim if d is not None else False)
-    return Tensor._wrap(np.asarray(r, dtype=np.int64))
+    return _int64(r)
 
 
 @_public
@@ -911,7 +915,22 @@ def argmin(input, dim=None, keepdim=False):
     if x._data.ndim == 0:
         d = None
     r = np.argmin(x._data, axis=d, keepdims=keepdim if d is not None else False)
+    return _int64(r)
+
+
+def _int64(r):
+    """Indices computed from a tensor's data as an int64 tensor (inside
+    ``torch.func``, ``r`` is a tracer: NumPy dispatched to tracegrad.numpy)."""
+    if isinstance(r, Tracer):
+        return Tensor._wrap(ops.convert_element_type(r, np.dtype(np.int64)))
     return Tensor._wrap(np.asarray(r, dtype=np.int64))
+
+
+def _index(idx):
+    """An index array computed from a tensor's data, to use with tensors: inside
+    ``torch.func`` (a tracer) wrapped as a tensor, so that the operation sees
+    only tensors."""
+    return Tensor._wrap(idx) if isinstance(idx, Tracer) else idx
 
 
 def _correction(unbiased, correction):
@@ -1420,7 +1439,7 @@ def trace(input):
 def gather(input, dim, index):
     """``out[i][j] = input[i][index[i][j]]`` along ``dim``."""
     x = _tensor_arg(input)
-    idx = np.asarray(_value(index))
+    idx = index if _is_traced(index) else np.asarray(_value(index))
     d = _dim(dim, x._data.ndim)
     return _composite("GatherBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
 
@@ -1430,7 +1449,8 @@ def index_select(input, dim, index):
     """The entries ``index`` (a 1-D integer tensor) along ``dim``."""
     x = _tensor_arg(input)
     d = _dim(dim, x._data.ndim)
-    return _composite("IndexSelectBackward0", tnp.take, [x], x, np.asarray(_value(index)), axis=d)
+    idx = index if _is_traced(index) else np.asarray(_value(index))
+    return _composite("IndexSelectBackward0", tnp.take, [x], x, idx, axis=d)
 
 
 @_public
@@ -1439,8 +1459,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     x = _tensor_arg(input)
     d = _dim(dim, x._data.ndim)
     idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
-    values = _composite("SortBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
-    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+    values = _composite("SortBackward0", tnp.take_along_axis, [x], x, _index(idx), axis=d)
+    return _MinMax(values, _int64(idx))
 
 
 @_public
@@ -1456,8 +1476,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     d = _dim(dim, x._data.ndim)
     order = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
     idx = np.take(order, np.arange(int(k)), axis=d)
-    values = _composite("TopkBackward0", tnp.take_along_axis, [x], x, idx, axis=d)
-    return _MinMax(values, Tensor._wrap(idx.astype(np.int64)))
+    values = _composite("TopkBackward0", tnp.take_along_axis, [x], x, _index(idx), axis=d)
+    return _MinMax(values, _int64(idx))
 
 
 @_public

@@ -652,7 +652,11 @@ class Tensor(Tracer):
 
         if type(self._data) is not np.ndarray:
             # inside a torch.func transform (PyTorch prints its wrapper tensors similarly)
-            return f"tensor({self._data!r})"
+            try:
+                return f"tensor({self._data!r})"
+            except TypeError:  # (a batched value inside another transform)
+                return (f"tensor({type(self._data).__name__}, shape={tuple(self._data.shape)}, "
+                        f"dtype={self._data.dtype})")
         name = self.grad_fn.name() if self._node is not None else None
         return format_tensor(self._data, requires_grad=self._requires_grad, grad_fn_name=name)
 
