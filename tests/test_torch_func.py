@@ -438,3 +438,23 @@ def test_autograd_functional_vectorize():
           RAF.jacobian(lambda a, b: real.tanh(a @ b), (rx, ry), vectorize=True))
     close(AF.hessian(lambda a, b: f_two(tt, a, b), (x, y), vectorize=True),
           RAF.hessian(lambda a, b: f_two(real, a, b), (rx, ry), vectorize=True))
+
+
+def test_per_example_gradients_with_class_index_targets():
+    # the canonical torch.func use: vmap(grad(loss)) with integer labels, 1-D examples
+    rng = np.random.default_rng(3)
+    W, b = rng.standard_normal((3, 5)), rng.standard_normal(3)
+    X, Y = rng.standard_normal((4, 5)), np.array([0, 2, 1, 2])
+    for weight in (None, np.array([1.0, 2.0, 0.5])):
+        results = []
+        for T, func in ((tt, tt.func), (real, real.func)):
+            F = T.nn.functional
+            w = None if weight is None else T.tensor(weight)
+
+            def loss(W, b, x, y):
+                return F.cross_entropy(F.linear(x, W, b), y, weight=w)
+
+            g = func.vmap(func.grad(loss), in_dims=(None, None, 0, 0))(
+                T.tensor(W), T.tensor(b), T.tensor(X), T.tensor(Y))
+            results.append(g.detach().numpy())
+        np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)

@@ -177,7 +177,7 @@ def linear(input, weight, bias=None):
     # 2-D input, or a bias with one non-trivial dimension and a contiguous input
     fused = b is not None and (xd == 2 or (
         sum(n != 1 for n in b._data.shape) == 1 or b._data.ndim == 1)
-        and x._data.flags.c_contiguous)
+        and (type(x._data) is not np.ndarray or x._data.flags.c_contiguous))
     if not fused:
         out = _linear_matmul(x, wt)
         return out if b is None else _ops.add(out, b)
@@ -751,6 +751,8 @@ def _class_targets(x, t, weight, ignore_index):
     zero at ignored entries, in the input's dtype.
     """
     w = _check_nll_operands(x, t, weight)
+    if type(t._data) is not np.ndarray:
+        return _traced_class_targets(x, t, w, ignore_index)
     tv = t._data.reshape(()) if x._data.ndim == 1 else t._data
     n_classes = x._data.shape[0 if x._data.ndim == 1 else 1]
     valid = tv != ignore_index
@@ -763,8 +765,26 @@ def _class_targets(x, t, weight, ignore_index):
     return safe, coef
 
 
+def _traced_class_targets(x, t, w, ignore_index):
+    """:func:`_class_targets` for targets that are a transform's tracers
+    (``torch.func.vmap`` over labels): the same arithmetic with
+    ``tracegrad.numpy``; out-of-range targets are not checked (their values
+    differ per example)."""
+    tv = _tnp.reshape(t._data, ()) if x._data.ndim == 1 else t._data
+    valid = _tnp.not_equal(tv, ignore_index)
+    safe = _tnp.where(valid, tv, 0)
+    dt = x._data.dtype
+    if w is None:
+        coef = ops.convert_element_type(valid, dt)
+    else:
+        coef = ops.convert_element_type(_tnp.where(valid, _tnp.take(w, safe), 0), dt)
+    # as tensors: one operation must not mix a transform's raw tracer with a
+    # tensor holding another one of its tracers (the input)
+    return Tensor._wrap(safe), Tensor._wrap(coef)
+
+
 def _nll(x, safe, coef, cdim, reduction):
-    picked = _tnp.take_along_axis(x, np.expand_dims(safe, cdim), axis=cdim)
+    picked = _tnp.take_along_axis(x, _tnp.expand_dims(safe, cdim), axis=cdim)
     picked = ops.reshape(picked, safe.shape)
     loss = ops.neg(ops.mul(picked, coef))
     if reduction == "none":
@@ -772,6 +792,8 @@ def _nll(x, safe, coef, cdim, reduction):
     total = ops.reduce_sum(loss, tuple(range(loss.ndim)))
     if reduction == "sum":
         return total
+    if not isinstance(coef, np.ndarray):  # traced targets: 0/0 gives PyTorch's NaN
+        return ops.div(total, ops.reduce_sum(coef, tuple(range(coef.ndim))))
     denom = coef.sum()
     if denom == 0:
         # every target ignored: PyTorch's 0/0 is NaN, with a zero gradient
