@@ -25,7 +25,31 @@ from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
 from . import autograd  # noqa: F401
 
-FloatTensor = DoubleTensor = LongTensor = Tensor  # legacy names (constructors: use tensor())
+class _LegacyTensorType(type):
+    """``isinstance(t, torch.FloatTensor)``: a Tensor of that dtype, as in PyTorch."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls.dtype
+
+
+def _legacy_tensor_type(name, dt):
+    def __new__(cls, *args, device=None):
+        # FloatTensor([1, 2]) copies data; FloatTensor(2, 3) is uninitialized (zeros here)
+        return Tensor(*args, device=device, dtype=dt)
+
+    return _LegacyTensorType(name, (), {"__new__": __new__, "dtype": dt, "__doc__":
+                                        f"Legacy constructor of {dt} tensors "
+                                        f"(``torch.{name}``)."})
+
+
+FloatTensor = _legacy_tensor_type("FloatTensor", float32)
+DoubleTensor = _legacy_tensor_type("DoubleTensor", float64)
+HalfTensor = _legacy_tensor_type("HalfTensor", float16)
+LongTensor = _legacy_tensor_type("LongTensor", int64)
+IntTensor = _legacy_tensor_type("IntTensor", int32)
+ShortTensor = _legacy_tensor_type("ShortTensor", int16)
+ByteTensor = _legacy_tensor_type("ByteTensor", uint8)
+BoolTensor = _legacy_tensor_type("BoolTensor", bool)
 
 
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401,E402
@@ -64,7 +88,7 @@ def is_complex(input):
 
 def __getattr__(name):
     # nn, optim, testing, viz and func load on first use
-    if name in ("nn", "optim", "testing", "viz", "func", "utils"):
+    if name in ("nn", "optim", "testing", "viz", "func", "utils", "cuda"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

@@ -353,7 +353,8 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     if reads is None:
         reads = _reads_cache[prim] = _reads(prim)
     idx, reads_out = reads
-    if reads_out is None:  # depends on which arguments are differentiated
+    by_parent = reads_out is None
+    if by_parent:  # depends on which arguments are differentiated
         idx, reads_out = idx([isinstance(a, Tensor) and a._requires_grad for a in args])
     read_all = idx == "all"
     parents = []
@@ -362,6 +363,10 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     for a in args:
         i += 1
         if not isinstance(a, Tensor):
+            if by_parent and i in idx:
+                # a number the rule reads: PyTorch saves it too (x * 2 cannot be
+                # differentiated twice without retain_graph); it never changes
+                saved.append((i, _CONSTANT, 0))
             continue
         if a._requires_grad:
             node = a._node
@@ -389,6 +394,16 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
+
+
+class _Constant:
+    """The version counter of a saved number: always 0."""
+
+    __slots__ = ()
+    value = 0
+
+
+_CONSTANT = _Constant()
 
 
 def _inference_saved():

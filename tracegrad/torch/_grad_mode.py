@@ -88,14 +88,26 @@ class _Mode:
         return self.__class__(*self._args)
 
 
-class no_grad(_Mode):  # noqa: N801 - PyTorch's name
+class _Bare:
+    """``@no_grad`` without parentheses decorates directly (as PyTorch allows)."""
+
+    def __new__(cls, fn=None):
+        if fn is not None and callable(fn):
+            return super().__new__(cls)(fn)
+        return super().__new__(cls)
+
+    def __init__(self, fn=None):
+        pass
+
+
+class no_grad(_Bare, _Mode):  # noqa: N801 - PyTorch's name
     """Context manager / decorator that disables recording of operations."""
 
     def _set(self):
         _state.enabled = False
 
 
-class enable_grad(_Mode):  # noqa: N801
+class enable_grad(_Bare, _Mode):  # noqa: N801
     """Context manager / decorator that enables recording (inside ``no_grad``)."""
 
     def _set(self):

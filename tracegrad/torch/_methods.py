@@ -186,7 +186,7 @@ def setitem(self, idx, value):
     def fn(x, v):
         return _IndexUpdateHelper(x)[idx].set(_ops._cast(v, self._data.dtype) if isinstance(v, Tensor) else v)
 
-    return _inplace(self, fn, value, reads_self=False, name=name)
+    return _inplace(self, fn, value, reads_self=False, name=name, cast=True)
 
 
 def _whole(idx, shape):
@@ -245,7 +245,7 @@ def _check_custom_function_view(self):
         )
 
 
-def _inplace(self, fn, *args, reads_self=True, name=None):
+def _inplace(self, fn, *args, reads_self=True, name=None, cast=False):
     """Apply ``fn(self, *args)`` in place (PyTorch's in-place rules)."""
     if type(self._data) is not np.ndarray or _any_traced(args):
         return _inplace_traced(self, fn, args)
@@ -269,11 +269,15 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
     tracking = grad_mode and (self._requires_grad or _ops._needs_grad(*args))
-    if tracking and _is_view(self) and (self._base._requires_grad or self._requires_grad):
+    if tracking and _is_view(self):
+        # (also when only the written value requires grad: buf[0].copy_(x) would
+        # otherwise leave buf's own graph without x)
         raise RuntimeError(
             "tracegrad.torch does not support in-place operations on a view of a tensor "
-            "that requires grad (PyTorch rebases the view's graph; tracegrad does not). "
-            "Use the out-of-place operation, or .clone() the view first."
+            "that requires grad, or that write a value requiring grad into a view "
+            "(PyTorch rebases the base's graph; tracegrad does not). Use index assignment "
+            "on the base tensor (base[idx] = value), the out-of-place operation, or "
+            ".clone() the view first."
         )
     if not self._data.flags.writeable:
         raise RuntimeError(
@@ -285,6 +289,8 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
         with _grad_mode.no_grad():
             new = fn(Tensor._wrap(self._data), *args)
         new_data = new._data if isinstance(new, Tensor) else np.asarray(new)
+        if not cast:
+            _check_inplace_cast(new_data.dtype, self._data.dtype)
         _write(self, new_data)
         _rebase_views(self._base if _is_view(self) else self)
         return self
@@ -294,6 +300,8 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
         _write(self, _ops._value(new))
         return self
     node = new._node
+    if not cast:
+        _check_inplace_cast(new._data.dtype, self._data.dtype)
     if new._data.dtype != self._data.dtype:
         new = ops.convert_element_type(new, self._data.dtype)
     if name is not None or new is old:
@@ -313,6 +321,21 @@ def _inplace(self, fn, *args, reads_self=True, name=None):
         _move_retain_grad(self, old_node, old_index)
     _rebase_views(self)
     return self
+
+
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+               "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
+               "float64": "Double"}
+
+
+def _check_inplace_cast(result, out):
+    """PyTorch refuses an in-place result of a higher category (bool < integer <
+    float < complex) than the tensor written to (``int_tensor += 1.5``)."""
+    if _KIND_ORDER.get(result.kind, 0) > _KIND_ORDER.get(out.kind, 0):
+        raise RuntimeError(
+            f"result type {_TYPE_NAMES.get(result.name, result.name)} can't be cast to the "
+            f"desired output type {_TYPE_NAMES.get(out.name, out.name)}")
 
 
 def _any_traced(args):
@@ -418,9 +441,10 @@ def _write(self, data):
     self._vc.value += 1
 
 
-def _inplace_binary(fn, reads_self=True):
+def _inplace_binary(fn, reads_self=True, cast=False):
     def method(self, other, *args, **kwargs):
-        return _inplace(self, lambda s, o: fn(s, o, *args, **kwargs), other, reads_self=reads_self)
+        return _inplace(self, lambda s, o: fn(s, o, *args, **kwargs), other, reads_self=reads_self,
+                        cast=cast)
 
     return method
 
@@ -448,13 +472,13 @@ def fill_(self, value):
     """Fill with ``value`` (a number or a 0-d tensor) in place (``FillBackward2``/``3``)."""
     if not isinstance(value, Tensor):
         return _inplace(self, lambda s: _ops._composite("FillBackward2", _overwrite, [s], s, value),
-                        reads_self=False)
+                        reads_self=False, cast=True)
 
     def fn(s, v):
         return _ops._composite("FillBackward3", _overwrite, [s, v], s,
                                ops.convert_element_type(v, s._data.dtype))
 
-    return _inplace(self, fn, value, reads_self=False)
+    return _inplace(self, fn, value, reads_self=False, cast=True)
 
 
 def copy_(self, src, non_blocking=False):
@@ -465,7 +489,7 @@ def copy_(self, src, non_blocking=False):
         return _ops._composite("torch::autograd::CopyBackwards", _overwrite, [s, v], s,
                                ops.convert_element_type(v, s._data.dtype))
 
-    return _inplace(self, fn, src, reads_self=False)
+    return _inplace(self, fn, src, reads_self=False, cast=True)
 
 
 # --------------------------------------------------------------------------
@@ -592,9 +616,11 @@ _METHODS = {
     "__neg__": lambda self: _ops.neg(self), "__pos__": lambda self: self,
     "__abs__": lambda self: _ops.abs(self),
     "__invert__": lambda self: _ops.logical_not(self) if self._data.dtype.kind == "b" else Tensor._wrap(~self._data),
-    "__and__": _binop(_ops.logical_and), "__or__": _binop(_ops.logical_or),
-    "__xor__": _binop(_ops.logical_xor), "__rand__": _binop(_ops.logical_and, True),
-    "__ror__": _binop(_ops.logical_or, True),
+    "__and__": _binop(_ops.bitwise_and), "__or__": _binop(_ops.bitwise_or),
+    "__xor__": _binop(_ops.bitwise_xor), "__rand__": _binop(_ops.bitwise_and, True),
+    "__ror__": _binop(_ops.bitwise_or, True), "__rxor__": _binop(_ops.bitwise_xor, True),
+    "bitwise_and": _ops.bitwise_and, "bitwise_or": _ops.bitwise_or,
+    "bitwise_xor": _ops.bitwise_xor,
     "__eq__": _binop(_ops.eq), "__ne__": _binop(_ops.ne), "__lt__": _binop(_ops.lt),
     "__le__": _binop(_ops.le), "__gt__": _binop(_ops.gt), "__ge__": _binop(_ops.ge),
     "__getitem__": getitem, "__setitem__": setitem,
@@ -613,7 +639,7 @@ _METHODS = {
     "tanh_": _inplace_unary(_ops.tanh), "sigmoid_": _inplace_unary(_ops.sigmoid),
     "relu_": _inplace_unary(_ops.relu), "abs_": _inplace_unary(_ops.abs),
     **{f"{n}_": _inplace_unary(getattr(_ops, n)) for n in _INPLACE_UNARY},
-    "masked_fill_": _inplace_binary(_ops.masked_fill),
+    "masked_fill_": _inplace_binary(_ops.masked_fill, cast=True),
     "zero_": zero_, "fill_": fill_, "copy_": copy_,
     # methods that are torch functions with self first
     "to": _ops.to, "view": _ops.view, "type": type_, "type_as": type_as,

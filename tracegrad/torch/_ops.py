@@ -813,8 +813,14 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
             f"point or complex dtype. Got: {_dtype_name(x)}"
         )
     axes = _red_axes(dim, x)
-    return _contiguous(_composite("MeanBackward0" if dim is None else "MeanBackward1", tnp.mean,
-                                  [x], x, axis=axes, keepdims=keepdim))
+    out = _contiguous(_composite("MeanBackward0" if dim is None else "MeanBackward1", tnp.mean,
+                                 [x], x, axis=axes, keepdims=keepdim))
+    if isinstance(out, Tensor) and out._node is not None:
+        # the mean saves no value (PyTorch keeps only the sizes): drop the count
+        # the final division read, so the graph can be walked twice
+        meta = out._node.meta
+        meta.saved = [e for e in meta.saved if e[1] is not _autograd_constant()]
+    return out
 
 
 def _dtype_name(x):
@@ -1425,7 +1431,7 @@ def diag(input, diagonal=0):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal over ``dim1``, ``dim2``, as the last dimension."""
     x = _tensor_arg(input)
-    return _composite("DiagonalBackward0", tnp.diagonal, [x], x, offset, dim1, dim2)
+    return _view_of(_composite("DiagonalBackward0", tnp.diagonal, [x], x, offset, dim1, dim2), x)
 
 
 @_public
@@ -1749,3 +1755,37 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **k
     if not _needs_grad(self) or target.dtype.kind not in "fc":
         return Tensor._wrap(self._data.astype(target.dtype))
     return _apply(_prims["convert_element_type"], "ToCopyBackward0", (self,), {"dtype": target.dtype})
+
+
+_TORCH_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def _bitwise(np_fn, name):
+    def fn(input, other):
+        a = _tensor_arg(input)
+        dt = _result_np_dtype(a, other)
+        if dt.kind not in "biu":
+            raise NotImplementedError(
+                f'"{name}_cpu" not implemented for '
+                f"'{_TORCH_TYPE_NAMES.get(dt.name, dt.name)}'")
+        b = other._data if isinstance(other, Tensor) else np.asarray(other)
+        return Tensor._wrap(np.asarray(np_fn(a._data.astype(dt, copy=False),
+                                             b.astype(dt, copy=False))))
+
+    fn.__name__ = name
+    fn.__doc__ = (f"Elementwise {name.split('_')[1].upper()} of the bits of integer or "
+                  "bool tensors (no gradient).\n\n    Raises\n    ------\n"
+                  "    NotImplementedError\n        For floating-point operands, as "
+                  "in PyTorch.\n    ")
+    return _public(fn)
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+
+def _autograd_constant():
+    from ._autograd import _CONSTANT
+
+    return _CONSTANT

@@ -67,8 +67,10 @@ def Variable(data, requires_grad=False, volatile=None):  # noqa: N802 - PyTorch'
 
 
 def __getattr__(name):
-    if name in ("functional", "graph", "gradcheck"):
-        import importlib
+    import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+    if name == "functional":
+        return importlib.import_module(f"{__name__}.functional")
+    if name in ("gradcheck", "gradgradcheck"):  # the functions (as in PyTorch)
+        return getattr(importlib.import_module(f"{__name__}._gradcheck"), name)
     raise AttributeError(f"module 'tracegrad.torch.autograd' has no attribute {name!r}")
