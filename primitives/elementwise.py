@@ -542,8 +542,8 @@ defbatch_elementwise(integer_pow_p)
 
 
 def _integer_pow_deriv(ans, x, *, y):
-    if y == 0:
-        return None
+    if y == 0:  # a zero derivative that still reaches x (PyTorch's x ** 0 gives x.grad 0)
+        return np.zeros(shape_of(x), dtype_of(x))
     if y == 1:
         return np.ones(shape_of(x), dtype_of(x))
     if y == 2:

@@ -126,3 +126,19 @@ def test_a_product_by_a_number_cannot_be_walked_twice(torch, op):
     m = x.mean()  # the mean keeps no value: twice is fine
     m.backward()
     m.backward()
+
+
+def test_integer_type_promotion(torch):
+    p = 2 ** torch.tensor([1, 2, 3])
+    assert p.tolist() == [2, 4, 8] and p.dtype == torch.int64
+    f = torch.fmod(torch.tensor([-7, 7]), 2)
+    assert f.tolist() == [-1, 1] and f.dtype == torch.int64
+    assert torch.clamp(torch.tensor([1, -2, 3]), min=0.5).dtype == torch.float32
+    with raises(RuntimeError, "Integers to negative integer powers are not allowed."):
+        torch.tensor([1, 2]) ** -1
+
+
+def test_zeroth_power_gives_a_zero_gradient(torch):
+    x = torch.tensor([0.0, 2.0], requires_grad=True)
+    (x ** 0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]

@@ -441,6 +441,10 @@ def remainder(input, other):
 def fmod(input, other):
     """C's ``fmod``: remainder with the sign of ``input``."""
     a, b = input, other
+    dt = _result_np_dtype(a, b)
+    if dt.kind in "biu":  # integer operands: an integer result, no gradient
+        return Tensor._wrap(np.asarray(np.fmod(np.asarray(_value(a)).astype(dt),
+                                               np.asarray(_value(b)).astype(dt))))
     return _composite("FmodBackward0",
                       lambda: ops.sub(a, ops.mul(tnp.trunc(ops.div(a, b)), b)),
                       [t for t in (a, b) if isinstance(t, Tensor)])
@@ -450,6 +454,11 @@ def fmod(input, other):
 def pow(input, exponent):  # noqa: A001 - PyTorch's name
     """``input ** exponent`` (either may be a Python scalar)."""
     if isinstance(input, numbers.Number) and not isinstance(exponent, numbers.Number):
+        e = _tensor_arg(exponent)
+        dt = _result_np_dtype(input, e)
+        if dt.kind in "biu":  # integers stay integers (PyTorch's promotion; 2 ** -1 is 0)
+            return Tensor._wrap(np.asarray(
+                np.trunc(np.power(float(input), e._data.astype(np.float64))).astype(dt)))
         return _contiguous(_composite("PowBackward2", lambda: ops.pow(float(input), exponent),
                                       [exponent]))
     if isinstance(exponent, numbers.Number):
@@ -458,12 +467,19 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
         xc = _cast(x, dt)
         if isinstance(exponent, numbers.Integral) or float(exponent).is_integer():
             e = int(exponent)
+            if dt.kind in "biu":
+                _no_negative_int_powers(np.asarray(e))
             if e >= 0 or dt.kind == "f":
                 if xc is x:
                     return _apply(_prims["integer_pow"], "PowBackward0", (x,), {"y": e})
                 return _composite("PowBackward0", lambda: ops.integer_pow(xc, e), [x])
         return _composite("PowBackward0", lambda: ops.pow(xc, float(exponent)), [x])
     return _binary(_prims["pow"], "PowBackward1", input, exponent)
+
+
+def _no_negative_int_powers(e):
+    if np.any(np.asarray(e) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 @_public
@@ -711,6 +727,10 @@ def clamp(input, min=None, max=None):  # noqa: A002
         # PyTorch's node has the three inputs (None for a missing bound)
         inputs = [t if isinstance(t, Tensor) else None for t in (x, lo, hi)]
         return _layout_of(_composite("ClampBackward0", lambda: ops.clip(x, lo, hi), inputs), *inputs)
+    if x._data.dtype.kind in "biu":  # a float bound promotes (to the default float dtype)
+        dt = _result_np_dtype(x, lo, hi)
+        if dt != x._data.dtype:
+            x = _cast(x, dt)
     return _apply(_prims["clip"], "ClampBackward1", (x, lo, hi))
 
 
