@@ -142,3 +142,25 @@ def test_zeroth_power_gives_a_zero_gradient(torch):
     x = torch.tensor([0.0, 2.0], requires_grad=True)
     (x ** 0).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_shapes_that_do_not_broadcast(torch):
+    with raises(RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at "
+                              "non-singleton dimension 0"):
+        torch.ones(3, 4) + torch.ones(2, 4)
+
+
+def test_named_tuple_results_print_like_pytorch(torch):
+    x = torch.tensor([[1.0, 3.0], [2.0, 0.0]])
+    assert repr(torch.max(x, dim=1)) == (
+        "torch.return_types.max(\nvalues=tensor([3., 2.]),\nindices=tensor([1, 0]))")
+    assert repr(torch.sort(x)).startswith("torch.return_types.sort(\nvalues=")
+    assert repr(torch.topk(x, 1)).startswith("torch.return_types.topk(\nvalues=")
+    values, indices = torch.min(x, 1)
+    assert values.tolist() == [1.0, 0.0] and indices.tolist() == [0, 1]
+
+
+def test_index_assignment_prints_copy_slices(torch):
+    y = torch.ones(2, requires_grad=True) * 1
+    y[0] = 5.0
+    assert repr(y) == "tensor([5., 1.], grad_fn=<CopySlices>)"

@@ -289,7 +289,11 @@ _FAST_SCALARS = {float: "f", int: "fiu"}
 
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
-    out = _binary_op(prim, name, a, b, reflected)
+    try:
+        out = _binary_op(prim, name, a, b, reflected)
+    except ValueError:
+        _broadcast_error(a, b)  # PyTorch's RuntimeError for shapes that do not broadcast
+        raise
     try:
         if (out._data.flags.c_contiguous
                 and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
@@ -298,6 +302,19 @@ def _binary(prim, name, a, b, reflected=False):
     except AttributeError:  # a tracer has no layout (inside torch.func)
         return out
     return _layout_of(out, *((b, a) if reflected else (a, b)))
+
+
+def _broadcast_error(a, b):
+    """Raise PyTorch's RuntimeError if the shapes of ``a`` and ``b`` do not broadcast."""
+    sa = tuple(a._data.shape) if isinstance(a, Tensor) else ()
+    sb = tuple(b._data.shape) if isinstance(b, Tensor) else ()
+    n = len(sa) if len(sa) > len(sb) else len(sb)
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for d in range(n - 1, -1, -1):
+        if pa[d] != pb[d] and pa[d] != 1 and pb[d] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({pa[d]}) must match the size of tensor b ({pb[d]}) "
+                f"at non-singleton dimension {d}") from None
 
 
 def _binary_op(prim, name, a, b, reflected):
@@ -860,7 +877,27 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
                                   [x], x, axis=axes, keepdims=keepdim))
 
 
-_MinMax = collections.namedtuple("return_types", ["values", "indices"])
+_RETURN_TYPES = {}
+
+
+def _return_type(name):
+    """``torch.return_types.<name>``: a ``(values, indices)`` named tuple that
+    prints as PyTorch's does."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        base = collections.namedtuple(name, ["values", "indices"])
+
+        def __repr__(self):
+            return (f"torch.return_types.{name}(\nvalues={self.values!r},\n"
+                    f"indices={self.indices!r})")
+
+        cls = _RETURN_TYPES[name] = type(name, (base,), {
+            "__slots__": (), "__repr__": __repr__, "__module__": "torch.return_types"})
+    return cls
+
+
+def _MinMax(values, indices, name="max"):  # noqa: N802 - a named-tuple factory
+    return _return_type(name)(values, indices)
 
 
 def _extremum(which, input, dim, keepdim, other):
@@ -882,7 +919,7 @@ def _extremum(which, input, dim, keepdim, other):
     name = f"{which.capitalize()}Backward0"
     if x._data.ndim == 0:
         values = _composite(name, lambda: ops.add(x, 0), [x])
-        return _MinMax(values, Tensor._wrap(np.zeros((), np.int64)))
+        return _MinMax(values, Tensor._wrap(np.zeros((), np.int64)), which)
     # the values are taken at the returned indices, so the whole gradient goes
     # to that element (PyTorch's rule at ties; amax/amin split it instead)
     idx = np.expand_dims(argred(x._data, axis=d), d)
@@ -891,7 +928,7 @@ def _extremum(which, input, dim, keepdim, other):
         name, lambda: ops.reshape(tnp.take_along_axis(x, _index(idx), axis=d), shape), [x]))
     if not keepdim:
         idx = np.squeeze(idx, d)
-    return _MinMax(values, _int64(idx))
+    return _MinMax(values, _int64(idx), which)
 
 
 @_public
@@ -1486,7 +1523,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     d = _dim(dim, x._data.ndim)
     idx = np.argsort(-x._data if descending else x._data, axis=d, kind="stable")
     values = _composite("SortBackward0", tnp.take_along_axis, [x], x, _index(idx), axis=d)
-    return _MinMax(values, _int64(idx))
+    return _MinMax(values, _int64(idx), "sort")
 
 
 @_public
@@ -1503,7 +1540,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     order = np.argsort(-x._data if largest else x._data, axis=d, kind="stable")
     idx = np.take(order, np.arange(int(k)), axis=d)
     values = _composite("TopkBackward0", tnp.take_along_axis, [x], x, _index(idx), axis=d)
-    return _MinMax(values, _int64(idx))
+    return _MinMax(values, _int64(idx), "topk")
 
 
 @_public

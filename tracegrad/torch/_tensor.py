@@ -658,6 +658,8 @@ class Tensor(Tracer):
                 return (f"tensor({type(self._data).__name__}, shape={tuple(self._data.shape)}, "
                         f"dtype={self._data.dtype})")
         name = self.grad_fn.name() if self._node is not None else None
+        if name is not None and name.startswith("torch::autograd::"):
+            name = name[len("torch::autograd::"):]  # PyTorch prints <CopySlices>
         return format_tensor(self._data, requires_grad=self._requires_grad, grad_fn_name=name)
 
     __str__ = __repr__
