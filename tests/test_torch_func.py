@@ -458,3 +458,20 @@ def test_per_example_gradients_with_class_index_targets():
                 T.tensor(W), T.tensor(b), T.tensor(X), T.tensor(Y))
             results.append(g.detach().numpy())
         np.testing.assert_allclose(results[0], results[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["error", "different", "same"])
+def test_vmap_randomness(mode):
+    x = tt.zeros(3, 4)
+    f = tfunc.vmap(lambda a: a + tt.randn(4), randomness=mode)
+    if mode == "error":  # PyTorch's default and message
+        with pytest.raises(RuntimeError, match="called random operation while in randomness "
+                                               "error mode"):
+            f(x)
+    elif mode == "different":  # not supported: never silently the same draw
+        with pytest.raises(NotImplementedError, match="randomness='different'"):
+            f(x)
+    else:
+        out = f(x)
+        assert out.shape == (3, 4) and (out[0] == out[1]).all().item()
+    assert tt.randn(2).shape == (2,)  # outside vmap random operations work again

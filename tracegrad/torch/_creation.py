@@ -6,6 +6,7 @@ Random tensors come from a NumPy generator seeded by :func:`manual_seed`
 (the values differ from PyTorch's generator, the distributions do not).
 """
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -227,6 +228,16 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
         _dt(dtype).dtype), requires_grad)
 
 
+class _Randomness(threading.local):
+    """The ``randomness`` of the innermost running ``torch.func.vmap`` (None
+    outside one)."""
+
+    mode = None
+
+
+randomness = _Randomness()
+
+
 class Generator:
     """A random number generator (NumPy's PCG64 underneath)."""
 
@@ -234,6 +245,25 @@ class Generator:
         check_device(device)
         self._seed = 67280421310721
         self._rng = np.random.default_rng(self._seed)
+
+    @property
+    def _rng(self):
+        mode = randomness.mode
+        if mode == "error":
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+        if mode == "different":
+            raise NotImplementedError(
+                "tracegrad.torch.func.vmap does not support randomness='different' (one draw "
+                "per batch element): use randomness='same' (one draw for the whole batch) or "
+                "draw the random values outside vmap and map over them")
+        return self._np_rng
+
+    @_rng.setter
+    def _rng(self, rng):
+        self._np_rng = rng
 
     def manual_seed(self, seed):
         """Reseed; returns ``self``."""
@@ -250,10 +280,10 @@ class Generator:
         return s
 
     def get_state(self):
-        return self._rng.bit_generator.state
+        return self._np_rng.bit_generator.state
 
     def set_state(self, state):
-        self._rng.bit_generator.state = state
+        self._np_rng.bit_generator.state = state
 
 
 default_generator = Generator()

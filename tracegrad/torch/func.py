@@ -252,7 +252,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     out_dims : int or tuple, optional
         Where the mapped dimension goes in each output.
     randomness : {'error', 'different', 'same'}, optional
-        Checked and accepted (random operations draw once for the batch).
+        'error' (default): a random operation inside raises RuntimeError, as
+        in PyTorch; 'same': one draw for the whole batch; 'different' (a
+        draw per element) is not supported: a random operation raises
+        NotImplementedError.
     chunk_size : int, optional
         Accepted; the batch is computed at once.
 
@@ -275,7 +278,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     def wrapper(*args, **kwargs):
         f = _on_data(func, kwargs)
-        return _raise(_vmap(f, in_axes=in_dims, out_axes=out_dims)(*_lower(args)))
+        from . import _creation
+
+        prev = _creation.randomness.mode
+        _creation.randomness.mode = randomness
+        try:
+            return _raise(_vmap(f, in_axes=in_dims, out_axes=out_dims)(*_lower(args)))
+        finally:
+            _creation.randomness.mode = prev
 
     wrapper.__wrapped__ = func
     return wrapper

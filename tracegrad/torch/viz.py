@@ -44,7 +44,9 @@ def _recorded_details(node):
     attrs += [(_operand_name(i), short_text(p)) for i, p in enumerate(primals)
               if not isinstance(p, (Tensor, np.ndarray))]
     meta = node.meta
-    saved = [(_operand_name(entry[0]), primals[entry[0]]) for entry in meta.saved]
+    # (a saved number is already listed with the attributes)
+    saved = [(_operand_name(entry[0]), primals[entry[0]]) for entry in meta.saved
+             if isinstance(primals[entry[0]], (Tensor, np.ndarray))]
     if meta.reads_output:
         results = node.ans if node.prim.multiple_results else [node.ans]
         saved += [("result" if len(results) == 1 else f"result{k}", r)
