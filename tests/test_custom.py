@@ -946,3 +946,25 @@ def test_norm_under_vmap_and_grad():
     per_example = tg.vmap(tg.grad(loss), (None, 0))(w, x)
     for xi, g in zip(x, per_example):
         np.testing.assert_allclose(g, tg.grad(loss)(w, xi), rtol=1e-15)
+
+
+def test_defjvps_one_rule_per_argument():
+    @tg.custom_jvp
+    def f(x, y):
+        return tnp.sin(x) * y
+
+    f.defjvps(lambda x_dot, ans, x, y: tnp.cos(x) * x_dot * y,
+              lambda y_dot, ans, x, y: tnp.sin(x) * y_dot)
+    assert np.isclose(tg.grad(f)(2.0, 3.0), 3 * np.cos(2.0))
+    assert np.isclose(tg.grad(f, 1)(2.0, 3.0), np.sin(2.0))
+    _, t = tg.jvp(f, (2.0, 3.0), (1.0, 1.0))
+    assert np.isclose(t, 3 * np.cos(2.0) + np.sin(2.0))
+
+
+def test_checkpoint_keywords():
+    g = tg.checkpoint(lambda x, n: tnp.sin(x) ** n, static_argnums=(1,))
+    assert np.isclose(tg.grad(g)(0.5, 3), 3 * np.sin(0.5) ** 2 * np.cos(0.5))
+    h = tg.checkpoint(lambda x: tnp.sin(x), prevent_cse=False)
+    assert np.isclose(tg.grad(h)(0.5), np.cos(0.5))
+    with pytest.raises(NotImplementedError, match="only policy=None"):
+        tg.checkpoint(lambda x: x, policy=object())

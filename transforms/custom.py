@@ -361,6 +361,28 @@ class custom_jvp:  # noqa: N801 - JAX's name
         self.jvp = jvp
         return jvp
 
+    def defjvps(self, *jvps):
+        """Set the JVP from one rule per differentiable argument,
+        ``jvp_i(tangent_i, primal_out, *primals) -> tangent_out contribution``
+        (None for an argument with no derivative); the contributions are
+        summed (JAX's ``defjvps``).  The output must be a single array."""
+        fun = self.fun
+
+        def jvp(*args):
+            *nondiff, primals, tangents = args
+            full = _merge(tuple(nondiff), tuple(primals), self.nondiff_argnums,
+                          len(nondiff) + len(primals))
+            ans = fun(*full)
+            out = None
+            for rule, t in zip(jvps, tangents):
+                if rule is None:
+                    continue
+                c = rule(t, ans, *primals)
+                out = c if out is None else ops.add(out, c)
+            return ans, (ops.zeros_like(ans) if out is None else ops.match_aval(out, ans))
+
+        self.jvp = jvp
+
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
 
@@ -758,7 +780,7 @@ def _remat_batch(args, bdims, *, fun):
 remat_call_p.batch = _remat_batch
 
 
-def checkpoint(fun):
+def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """``fun``, but reverse mode recomputes its intermediates instead of
     storing them (rematerialization; ``jax.checkpoint``).
 
@@ -766,6 +788,14 @@ def checkpoint(fun):
     ----------
     fun : callable
         Takes and returns pytrees of arrays.
+    prevent_cse : bool, optional
+        Accepted for JAX compatibility (tracegrad has no compiler to
+        de-duplicate the recomputation).
+    policy : None, optional
+        Only None (save nothing but inputs and outputs) is supported.
+    static_argnums : int or tuple of int, optional
+        Positional arguments that are Python values, not arrays: passed to
+        ``fun`` as they are, never differentiated.
 
     Returns
     -------
@@ -798,6 +828,28 @@ def checkpoint(fun):
     argument).  The recomputed outputs are compared with the stored ones,
     so a violation raises instead of giving a wrong gradient.
     """
+
+    if policy is not None:
+        raise NotImplementedError(
+            "tg.checkpoint supports only policy=None (keep nothing but the inputs and "
+            "outputs); saving policies are not implemented.")
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if static:
+        inner = fun
+
+        @functools.wraps(fun)
+        def with_static(*args, **kwargs):
+            args = _resolve_args(inner, args, kwargs, "checkpoint")
+            fixed = {i % len(args): args[i] for i in static}
+            dyn = [a for i, a in enumerate(args) if i not in fixed]
+
+            def f(*d):
+                it = iter(d)
+                return inner(*(fixed[i] if i in fixed else next(it) for i in range(len(args))))
+
+            return checkpoint(f)(*dyn)
+
+        return with_static
 
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
