@@ -314,7 +314,39 @@ def _custom_jvp_batch(args, bdims, *, fun, jvp, n_consts, name):
 custom_jvp_call_p.batch = _custom_jvp_batch
 
 
-class custom_jvp:  # noqa: N801 - JAX's name
+class _CustomFunction:
+    """What :class:`custom_jvp` and :class:`custom_vjp` share: the wrapped
+    function, its ``nondiff_argnums``, method binding, and the split of a
+    call's arguments into the non-differentiated ones and the flattened
+    rest."""
+
+    _kind = ""  # "JVP" or "VJP", for the missing-rule error
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(int(i) for i in nondiff_argnums)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def _split_call(self, args, kwargs, has_rule):
+        """``(name, args, nondiff, dyn, flat, in_tree)`` of a call; raises the
+        missing-rule AttributeError when ``has_rule`` is false."""
+        name = getattr(self.fun, "__name__", "function")
+        kind = type(self).__name__
+        if not has_rule:
+            method = "defjvp" if kind == "custom_jvp" else "defvjp"
+            raise AttributeError(
+                f"No {self._kind} defined for {kind} function {name} using {method}."
+            )
+        args = _resolve_args(self.fun, args, kwargs, kind)
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        flat, in_tree = tree_flatten(dyn)
+        return name, args, nondiff, dyn, flat, in_tree
+
+
+class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
     """A function with a user-defined JVP (forward-mode) rule.
 
     Parameters
@@ -349,10 +381,10 @@ class custom_jvp:  # noqa: N801 - JAX's name
         When called before :meth:`defjvp`.
     """
 
+    _kind = "JVP"
+
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(int(i) for i in nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
     def defjvp(self, jvp):
@@ -383,19 +415,10 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
         self.jvp = jvp
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
     def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "function")
-        if self.jvp is None:
-            raise AttributeError(
-                f"No JVP defined for custom_jvp function {name} using defjvp."
-            )
-        args = _resolve_args(self.fun, args, kwargs, "custom_jvp")
+        name, args, nondiff, dyn, flat, in_tree = self._split_call(
+            args, kwargs, self.jvp is not None)
         nd_nums = self.nondiff_argnums
-        nondiff, dyn = _split(args, nd_nums)
-        flat, in_tree = tree_flatten(dyn)
         if _untraced(flat):  # no transform to apply the rule: just the function
             return self.fun(*args)
         n = len(flat)
@@ -558,7 +581,7 @@ def _custom_vjp_batch(args, bdims, *, fun, fwd, bwd, store, n_consts):
 custom_vjp_call_p.batch = _custom_vjp_batch
 
 
-class custom_vjp:  # noqa: N801 - JAX's name
+class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
     """A function with a user-defined VJP (reverse-mode) rule.
 
     Parameters
@@ -595,10 +618,10 @@ class custom_vjp:  # noqa: N801 - JAX's name
         When called before :meth:`defvjp`.
     """
 
+    _kind = "VJP"
+
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(int(i) for i in nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd):
@@ -607,19 +630,10 @@ class custom_vjp:  # noqa: N801 - JAX's name
         differentiable argument, None for a zero)."""
         self.fwd, self.bwd = fwd, bwd
 
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
-
     def __call__(self, *args, **kwargs):
-        name = getattr(self.fun, "__name__", "function")
-        if self.fwd is None:
-            raise AttributeError(
-                f"No VJP defined for custom_vjp function {name} using defvjp."
-            )
-        args = _resolve_args(self.fun, args, kwargs, "custom_vjp")
+        name, args, nondiff, dyn, flat, in_tree = self._split_call(
+            args, kwargs, self.fwd is not None)
         nd_nums = self.nondiff_argnums
-        nondiff, dyn = _split(args, nd_nums)
-        flat, in_tree = tree_flatten(dyn)
         if _untraced(flat):  # no transform to apply the rule: just the function
             return self.fun(*args)
         n = len(flat)

@@ -20,7 +20,7 @@ from .. import numpy as tnp
 from ..primitives import ops
 from ..primitives import registry as _prims
 from . import _dtype, _grad_mode
-from ._autograd import group, rebind, record
+from ._autograd import _CONSTANT, group, rebind, record
 from ..interpreters.core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
 
@@ -856,7 +856,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         # the mean saves no value (PyTorch keeps only the sizes): drop the count
         # the final division read, so the graph can be walked twice
         meta = out._node.meta
-        meta.saved = [e for e in meta.saved if e[1] is not _autograd_constant()]
+        meta.saved = [e for e in meta.saved if e[1] is not _CONSTANT]
     return out
 
 
@@ -1840,9 +1840,3 @@ def _bitwise(np_fn, name):
 bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
-
-
-def _autograd_constant():
-    from ._autograd import _CONSTANT
-
-    return _CONSTANT
