@@ -1,6 +1,6 @@
 """Interpreters: eval, forward mode (JVP) and reverse mode (VJP).
 
-Each interpreter is a :class:`~.core.Trace` subclass with its own tracer
+Each interpreter is a :class:`tracegrad.core.Trace` subclass with its own tracer
 type and one op-agnostic ``process_primitive``; no interpreter contains
 op-specific math.  Batching and staging interpreters slot in the same way.
 """
@@ -10,6 +10,6 @@ if __name__ != "tracegrad.interpreters":  # the folder is only a subpackage of t
         "install tracegrad (pip install -e .) and import tracegrad.interpreters."
     )
 
-from .core import EvalTrace, Trace, Tracer, UnexpectedTracerError, current_trace
+from ..core import EvalTrace, Trace, Tracer, UnexpectedTracerError, current_trace
 
 __all__ = ["EvalTrace", "Trace", "Tracer", "UnexpectedTracerError", "current_trace"]

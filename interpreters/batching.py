@@ -20,7 +20,7 @@ A batched value has no single concrete value: Python control flow on it
 """
 import numpy as np
 
-from .core import Trace, Tracer, _ctx
+from ..core import Trace, Tracer, _ctx
 
 __all__ = ["BatchTrace", "BatchTracer", "BatchedValueError"]
 

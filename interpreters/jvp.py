@@ -12,7 +12,7 @@ forward-over-anything nest).
 """
 import numpy as np
 
-from .core import Trace, Tracer, _ctx
+from ..core import Trace, Tracer, _ctx
 
 __all__ = ["JVPTrace", "JVPTracer"]
 

@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from ..primitives import ops
-from .core import Trace, Tracer
+from ..core import Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 

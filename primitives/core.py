@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-from ..interpreters.core import _ctx
+from ..core import Primitive, ShapedArray, dtype_of, registry, shape_of
 
 __all__ = [
     "Primitive",
@@ -44,95 +44,6 @@ __all__ = [
     "defjvp_linear",
     "def_nondifferentiable",
 ]
-
-registry = {}
-
-
-class ShapedArray(tuple):
-    """An abstract value: ``(shape, dtype)``, what staging knows of an array."""
-
-    __slots__ = ()
-
-    def __new__(cls, shape, dtype):
-        return tuple.__new__(cls, (tuple(shape), np.dtype(dtype)))
-
-    shape = property(lambda self: self[0])
-    dtype = property(lambda self: self[1])
-    ndim = property(lambda self: len(self[0]))
-
-    def __repr__(self):
-        return f"ShapedArray({self[0]}, {self[1]})"
-
-
-def shape_of(x):
-    """Shape of an array, tracer, abstract value or Python scalar."""
-    s = getattr(x, "shape", None)
-    return tuple(s) if s is not None else np.shape(x)
-
-
-def dtype_of(x):
-    """Dtype of an array, tracer or abstract value; NumPy's for a scalar."""
-    d = getattr(x, "dtype", None)
-    return d if d is not None else np.asarray(x).dtype
-
-
-class Primitive:
-    """A primitive operation.
-
-    Parameters
-    ----------
-    name : str
-        Unique name, used in error messages and graph pictures.
-    multiple_results : bool, optional
-        True if ``impl`` returns a tuple of arrays.
-
-    Attributes
-    ----------
-    differentiable : bool
-        False for operations whose outputs carry no derivative (comparisons,
-        argmax, integer results).  Interpreters pass them straight through.
-    """
-
-    __slots__ = (
-        "name",
-        "multiple_results",
-        "impl",
-        "abstract_eval",
-        "jvp",
-        "vjp",
-        "batch",
-        "differentiable",
-        "__weakref__",
-    )
-
-    def __init__(self, name, multiple_results=False):
-        if name in registry:
-            raise ValueError(f"primitive {name!r} is already registered")
-        self.name = name
-        self.multiple_results = multiple_results
-        self.impl = None
-        self.abstract_eval = None
-        self.jvp = None
-        self.vjp = None
-        self.batch = None
-        self.differentiable = True
-        registry[name] = self
-
-    def bind(self, *args, **params):
-        """Apply this primitive under the current interpreter."""
-        return _ctx.trace.process_primitive(self, args, params)
-
-    def def_impl(self, fn):
-        self.impl = fn
-        return fn
-
-    def def_abstract_eval(self, fn):
-        self.abstract_eval = fn
-        return fn
-
-    def __repr__(self):
-        return f"Primitive({self.name})"
-
 
 def defjvp(prim, *rules, post=None):
     """Build ``prim.jvp`` from one linear rule per argument.

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from .batching import bdim_to_front, move_bdim
 from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, dtype_of, shape_of
 from .elementwise import add

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from tracegrad.interpreters.core import EvalTrace, current_trace
+from tracegrad.core import EvalTrace, current_trace
 
 
 @pytest.fixture(autouse=True)

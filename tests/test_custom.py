@@ -15,7 +15,7 @@ import pytest
 
 import tracegrad as tg
 import tracegrad.numpy as tnp
-from tracegrad.interpreters.core import EvalTrace, current_trace
+from tracegrad.core import EvalTrace, current_trace
 from tracegrad.test_util import check_grads
 
 X = np.array([0.3, 1.2, -0.7])

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 import tracegrad as tg
-from tracegrad.interpreters.core import Tracer
+from tracegrad.core import Tracer
 from tracegrad.test_util import check_grads
 from tracegrad.tree_util import tree_leaves, tree_map
 

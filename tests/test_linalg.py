@@ -61,7 +61,7 @@ def fix_sign(v):
 
 
 def _concrete(x):
-    from tracegrad.interpreters.core import concrete_value
+    from tracegrad.core import concrete_value
 
     return np.asarray(concrete_value(x))
 

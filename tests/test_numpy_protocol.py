@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tracegrad as tg
-from tracegrad.interpreters.core import Tracer
+from tracegrad.core import Tracer
 from tracegrad.tree_util import tree_leaves
 
 X = np.array([0.5, -1.2, 2.0])

@@ -6,7 +6,7 @@ import pytest
 
 import tracegrad as tg
 import tracegrad.numpy as tnp
-from tracegrad.interpreters.core import Tracer
+from tracegrad.core import Tracer
 from tracegrad.primitives import ops
 from tracegrad.test_util import check_grads
 

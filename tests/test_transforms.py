@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import tracegrad as tg
 import tracegrad.numpy as tnp
 from tracegrad import tree_util
-from tracegrad.interpreters.core import EvalTrace, Tracer, current_trace
+from tracegrad.core import EvalTrace, Tracer, current_trace
 from tracegrad.primitives import Primitive, ShapedArray, ops, registry
 from tracegrad.primitives.core import defjvp, defvjp
 from tracegrad.test_util import check_grads, check_jvp, check_vjp

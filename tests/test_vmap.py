@@ -23,7 +23,7 @@ import pytest
 import tracegrad as tg
 import tracegrad.numpy as tnp
 from tracegrad.interpreters.batching import BatchedValueError
-from tracegrad.interpreters.core import EvalTrace, UnexpectedTracerError, current_trace
+from tracegrad.core import EvalTrace, UnexpectedTracerError, current_trace
 from tracegrad.test_util import check_grads
 from tracegrad.tree_util import tree_leaves, tree_map, tree_structure
 

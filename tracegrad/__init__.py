@@ -13,7 +13,7 @@ from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
 from . import tree_util
-from .interpreters.core import UnexpectedTracerError
+from .core import UnexpectedTracerError
 from .transforms import (
     checkpoint,
     custom_jvp,

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from .interpreters.core import Tracer
+from .core import Tracer
 from .numpy._core import arg
 from .primitives import ops
 
@@ -430,7 +430,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 
 
 def _concrete(x):
-    from .interpreters.core import concrete_value
+    from .core import concrete_value
 
     return concrete_value(x)
 

@@ -28,7 +28,7 @@ import re
 
 import numpy as np
 
-from .interpreters.core import Tracer, new_trace
+from .core import Tracer, new_trace
 from .interpreters.vjp import VJPTrace, VJPTracer
 from .transforms.api import _as_value, _check_callable, _is_inexact, _reject_complex, _unwrap_vjp
 from .tree_util import tree_flatten, tree_unflatten

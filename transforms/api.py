@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from ..interpreters.core import Tracer, new_trace
+from ..core import Tracer, new_trace
 from ..primitives import ops
 from ..interpreters.jvp import JVPTrace, JVPTracer
 from ..interpreters.vjp import VJPTrace, VJPTracer, backward_pass

@@ -4,7 +4,7 @@ import functools
 import numpy as np
 
 from ..interpreters.batching import BatchTrace, BatchTracer
-from ..interpreters.core import Tracer, new_trace
+from ..core import Tracer, new_trace
 from ..primitives import ops
 from ..primitives.batching import bdim_to_front, move_bdim
 from ..tree_util import tree_flatten, tree_unflatten

@@ -34,7 +34,7 @@ import threading
 
 import numpy as np
 
-from ..interpreters.core import EvalTrace, Trace, Tracer, _ctx, new_trace, set_trace
+from ..core import EvalTrace, Trace, Tracer, _ctx, new_trace, set_trace
 from ..primitives.core import Primitive, dtype_of, shape_of
 from ..primitives import ops
 from ..tree_util import tree_flatten, tree_unflatten
@@ -765,7 +765,7 @@ def _check_recomputed(outs, ans):
     primitives on the same values); otherwise its gradient would silently
     belong to another function."""
     from ..interpreters.batching import BatchedValueError
-    from ..interpreters.core import concrete_value
+    from ..core import concrete_value
 
     for k, (o, a) in enumerate(zip(outs, ans)):
         try:

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ..primitives import ops
 from ._dispatch import implements
 

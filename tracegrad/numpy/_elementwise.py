@@ -9,7 +9,7 @@ immutable under transforms); ``dtype=`` casts the result.
 """
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import implements
@@ -307,7 +307,7 @@ def where(condition, x=None, y=None, /):
     With only ``condition``, returns ``nonzero(condition)`` (no derivative).
     """
     if x is None and y is None:
-        from ..interpreters.core import concrete_value
+        from ..core import concrete_value
 
         return np.nonzero(np.asarray(concrete_value(condition)))
     if x is None or y is None:

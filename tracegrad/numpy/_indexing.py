@@ -36,7 +36,7 @@ import operator
 import numpy as np
 
 from ..interpreters.batching import BatchTracer
-from ..interpreters.core import Tracer, concrete_value
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import arg
 

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import implements

@@ -20,7 +20,7 @@ import operator
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from ..interpreters.core import Tracer, concrete_value
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import _contains_tracer, arg
 from ._dispatch import implements

@@ -37,7 +37,7 @@ import operator
 
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
 from ..transforms.custom import custom_jvp

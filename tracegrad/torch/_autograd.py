@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..interpreters.core import Trace, Tracer, _ctx
+from ..core import Trace, Tracer, _ctx
 from ..interpreters.vjp import VJPNode, backward_pass
 from . import _grad_mode
 

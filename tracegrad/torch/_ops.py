@@ -21,7 +21,7 @@ from ..primitives import ops
 from ..primitives import registry as _prims
 from . import _dtype, _grad_mode
 from ._autograd import _CONSTANT, group, rebind, record
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
 
 __all__ = []  # filled by _public

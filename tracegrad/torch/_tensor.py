@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from . import _dtype, _grad_mode
 from ._autograd import TORCH, AccumulateGrad, facade, run_backward
 

@@ -26,7 +26,7 @@ constants of the transform (not recorded on the PyTorch graph).
 import numpy as np
 
 from .. import tree_util as _tu
-from ..interpreters.core import Tracer
+from ..core import Tracer
 from ..transforms import api as _api
 from ..transforms.batching import vmap as _vmap
 from ._tensor import Tensor

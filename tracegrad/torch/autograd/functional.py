@@ -38,7 +38,7 @@ nothing there.  The torch-graph engine (``create_graph=True`` or
 import numpy as np
 
 from ... import transforms as _tf
-from ...interpreters.core import concrete_value
+from ...core import concrete_value
 from ...primitives import Primitive, ops
 from .. import _grad_mode
 from .._autograd import grad as _autograd_grad_fn

@@ -1,12 +1,16 @@
-"""The interpreter stack's base: traces, tracers and the current-trace context.
+"""The core every layer stands on: primitives, traces, tracers, the current trace.
 
-This module owns three things every interpreter shares:
+This is the bottom layer of tracegrad (see the README, "How it is built").
+It owns:
 
+* :class:`Primitive` and the ``registry`` of them, and ``bind``, the only
+  door through which an operation reaches an interpreter;
+* abstract values (:class:`ShapedArray`, :func:`shape_of`, :func:`dtype_of`);
 * the *current trace*, held in a thread-local context ("stackless" style):
   ``Primitive.bind`` asks it which interpreter should process an operation;
-* :class:`Trace`, the base of every interpreter (eval, jvp, vjp, later
-  batching and staging), each of which links to the ``parent`` trace it
-  delegates primal computations to;
+* :class:`Trace`, the base of every interpreter (eval, jvp, vjp, batching,
+  later staging), each of which links to the ``parent`` trace it delegates
+  primal computations to, and :class:`EvalTrace`, the bottom one;
 * :class:`Tracer`, the base of every traced value.  Tracers carry concrete
   values, so Python control flow on them works inside every transform.
 
@@ -17,13 +21,19 @@ constant; if its trace has finished it has *leaked* out of its transform
 and using it raises :class:`UnexpectedTracerError`.  This tagging is what
 rules out perturbation confusion in nested derivatives.
 
-Nothing here knows about any particular primitive.
+Nothing here knows about any particular primitive, interpreter or the
+NumPy and PyTorch faces built on top; it imports only NumPy.
 """
 import threading
 
 import numpy as np
 
 __all__ = [
+    "Primitive",
+    "ShapedArray",
+    "shape_of",
+    "dtype_of",
+    "registry",
     "Trace",
     "EvalTrace",
     "Tracer",
@@ -292,3 +302,94 @@ class Tracer:
             f"{type(self).__name__}(shape={self.shape}, dtype={self.dtype}, "
             f"value={concrete_value(self)!r})"
         )
+
+
+# --- primitives and abstract values ------------------------------------------
+
+registry = {}
+
+
+class ShapedArray(tuple):
+    """An abstract value: ``(shape, dtype)``, what staging knows of an array."""
+
+    __slots__ = ()
+
+    def __new__(cls, shape, dtype):
+        return tuple.__new__(cls, (tuple(shape), np.dtype(dtype)))
+
+    shape = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+    ndim = property(lambda self: len(self[0]))
+
+    def __repr__(self):
+        return f"ShapedArray({self[0]}, {self[1]})"
+
+
+def shape_of(x):
+    """Shape of an array, tracer, abstract value or Python scalar."""
+    s = getattr(x, "shape", None)
+    return tuple(s) if s is not None else np.shape(x)
+
+
+def dtype_of(x):
+    """Dtype of an array, tracer or abstract value; NumPy's for a scalar."""
+    d = getattr(x, "dtype", None)
+    return d if d is not None else np.asarray(x).dtype
+
+
+class Primitive:
+    """A primitive operation.
+
+    Parameters
+    ----------
+    name : str
+        Unique name, used in error messages and graph pictures.
+    multiple_results : bool, optional
+        True if ``impl`` returns a tuple of arrays.
+
+    Attributes
+    ----------
+    differentiable : bool
+        False for operations whose outputs carry no derivative (comparisons,
+        argmax, integer results).  Interpreters pass them straight through.
+    """
+
+    __slots__ = (
+        "name",
+        "multiple_results",
+        "impl",
+        "abstract_eval",
+        "jvp",
+        "vjp",
+        "batch",
+        "differentiable",
+        "__weakref__",
+    )
+
+    def __init__(self, name, multiple_results=False):
+        if name in registry:
+            raise ValueError(f"primitive {name!r} is already registered")
+        self.name = name
+        self.multiple_results = multiple_results
+        self.impl = None
+        self.abstract_eval = None
+        self.jvp = None
+        self.vjp = None
+        self.batch = None
+        self.differentiable = True
+        registry[name] = self
+
+    def bind(self, *args, **params):
+        """Apply this primitive under the current interpreter."""
+        return _ctx.trace.process_primitive(self, args, params)
+
+    def def_impl(self, fn):
+        self.impl = fn
+        return fn
+
+    def def_abstract_eval(self, fn):
+        self.abstract_eval = fn
+        return fn
+
+    def __repr__(self):
+        return f"Primitive({self.name})"
