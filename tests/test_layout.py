@@ -212,3 +212,23 @@ def test_wheel_imports_on_its_own(wheel_dir, tmp_path):
     not_from_wheel = {k: v for k, v in res["public"].items() if not inside(v, unpacked)}
     assert not not_from_wheel, f"modules not loaded from the wheel: {not_from_wheel}"
     assert res["grad"] == pytest.approx(0.8414709848078965 + 0.5403023058681398)
+
+
+def test_importing_an_uninstalled_checkout_says_to_install(tmp_path):
+    # A copy of the repository that was never installed: only its tracegrad/
+    # folder is on sys.path, and the installed copy's finders are removed.
+    shutil.copytree(REPO / "tracegrad", tmp_path / "tracegrad",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    code = """
+    import json, sys
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+    sys.path.insert(0, ".")
+    try:
+        import tracegrad
+        print(json.dumps("imported " + tracegrad.__file__))
+    except ImportError as e:
+        print(json.dumps(type(e).__name__ + ": " + str(e)))
+    """
+    res = run_python(code, tmp_path)
+    assert res.startswith("ImportError"), res
+    assert "pip install -e ." in res and "circular" not in res, res

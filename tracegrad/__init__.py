@@ -9,6 +9,18 @@ The package is layered: :mod:`tracegrad.transforms` (what users call) runs
 functions under :mod:`tracegrad.interpreters` (how values flow), which apply
 the rules of :mod:`tracegrad.primitives` (what the math is).
 """
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec(f"{__name__}.primitives") is None:
+    # The source folders transforms/, primitives/ and interpreters/ become
+    # subpackages of tracegrad only when installed (pyproject's package-dir).
+    raise ImportError(
+        "tracegrad is being imported from its source folder without being installed, so its "
+        "subpackages (tracegrad.primitives, tracegrad.interpreters, tracegrad.transforms) are "
+        "missing. Run `pip install -e .` in the repository (see the README, Set-up), then "
+        "import tracegrad from anywhere."
+    )
+
 from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
