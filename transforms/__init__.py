@@ -17,7 +17,8 @@ from .api import (
     vjp,
 )
 from .batching import vmap
-from .custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat
+from .custom_derivatives import custom_jvp, custom_vjp
+from .checkpointing import checkpoint, remat
 
 __all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
            "custom_jvp", "custom_vjp", "checkpoint", "remat"]
