@@ -274,6 +274,7 @@ def vjp(fun, *primals, has_aux=False):
     >>> vjp_fun(np.array([1.0, 10.0]))
     (array([ 2., 60.]),)
     """
+    _check_callable(fun, "vjp")
     return _vjp(fun, primals, has_aux, "vjp")
 
 
@@ -352,6 +353,11 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
         complex, or (``has_aux``) ``fun`` does not return a pair.
     """
     _check_callable(fun, name)
+    return VJPRecord(*_record_vjp(fun, primals, has_aux, name))
+
+
+def _record_vjp(fun, primals, has_aux, name):
+    """:func:`record_vjp`'s fields as a plain tuple (``vjp``'s path, per call)."""
     flat, in_tree = tree_flatten(primals)
     flat = [_as_value(x, name) for x in flat]
     _reject_complex(flat, name)
@@ -365,12 +371,12 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
         out_flat, out_tree = tree_flatten(out)
         outs = [_unwrap_vjp(trace, o) for o in out_flat]
     leaf_nodes = [t.node if isinstance(t, VJPTracer) else None for t in tracers]
-    return VJPRecord(flat, in_tree, leaf_nodes, outs, out_tree, aux)
+    return flat, in_tree, leaf_nodes, outs, out_tree, aux
 
 
 def _vjp(fun, primals, has_aux, name):
     """:func:`vjp`, with errors naming the public transform ``name``."""
-    flat, in_tree, leaf_nodes, outs, out_tree, aux = record_vjp(fun, primals, has_aux, name)
+    flat, in_tree, leaf_nodes, outs, out_tree, aux = _record_vjp(fun, primals, has_aux, name)
     out_primals = [o[0] for o in outs]
 
     def vjp_fun(ct):
