@@ -13,9 +13,11 @@ import shutil
 import numpy as np
 import pytest
 
+import tracegrad as tg
 import tracegrad.numpy as tnp
 import tracegrad.torch as torch
 import tracegrad.viz
+from tracegrad.transforms import record_vjp
 from tracegrad.torch.viz import make_dot
 from tracegrad.viz import DotGraph
 from tracegrad.viz import make_dot as make_dot_fn
@@ -423,6 +425,35 @@ def test_functional_long_chain_and_errors():
         make_dot_fn(np.ones(2))
     with pytest.raises(ZeroDivisionError):
         make_dot_fn(lambda x: 1 / 0, 1.0)  # the trace is closed again (conftest checks)
+
+
+def test_record_vjp_is_the_graph_reverse_mode_differentiates():
+    """``make_dot`` reads the graph through ``record_vjp``, the entry point
+    ``vjp`` is built on: the nodes it returns are the ones ``vjp`` pulls
+    cotangents back through."""
+    x, n = np.array([1.0, 2.0]), np.array(3)
+
+    def f(x, n):
+        return (tnp.sin(x) * n, tnp.ones(1)), {"x": x}
+
+    rec = record_vjp(f, (x, n), has_aux=True, name="make_dot")
+    node_x, node_n = rec.input_nodes
+    assert node_n is None  # an integer leaf is a constant
+    assert node_x.prim is None and node_x.ans is rec.inputs[0]
+    (y, mul, k), (c, const, _) = rec.outputs
+    assert const is None and np.array_equal(c, np.ones(1))
+    assert mul.prim.name == "mul" and k == 0 and mul.ans is y
+    ((i, sin, _),) = mul.parents  # n is not traced: one parent
+    assert i == 0 and sin.prim.name == "sin" and sin.parents == ((0, node_x, 0),)
+    assert rec.aux["x"] is x  # aux stripped of the run's tracers
+    assert tg.tree_util.tree_unflatten(rec.out_tree, ["a", "b"]) == ("a", "b")
+    out, pull = tg.vjp(lambda x: f(x, n)[0][0], x)
+    np.testing.assert_array_equal(out, y)
+    np.testing.assert_allclose(pull(np.ones(2))[0], np.cos(x) * 3)
+    with pytest.raises(TypeError, match="make_dot requires a callable"):
+        record_vjp(x, (x,), name="make_dot")
+    with pytest.raises(TypeError, match="make_dot with has_aux=True requires"):
+        record_vjp(lambda x: x, (x,), has_aux=True, name="make_dot")
 
 
 def test_functional_result_type_follows_graphviz(no_graphviz):

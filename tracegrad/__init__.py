@@ -43,6 +43,7 @@ from .transforms import (
     vjp,
     vmap,
 )
+from . import nn, viz  # noqa: F401  (light: both load in a few ms, so not lazily)
 
 _allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
 
@@ -74,9 +75,11 @@ __all__ = [
 
 
 def __getattr__(name):
-    # test_util, nn and viz load on first use: keeps `import tracegrad` lean.
-    if name in ("test_util", "nn", "viz"):
-        import importlib
+    """``tracegrad.test_util``, imported on first use."""
+    if name == "test_util":
+        # Not `from . import test_util`: that asks this hook for the attribute first.
+        # lazy: test_util loads numpy.testing (~50 ms, a third of `import tracegrad`)
+        import tracegrad.test_util as test_util
 
-        return importlib.import_module(f"{__name__}.{name}")
+        return test_util
     raise AttributeError(f"module 'tracegrad' has no attribute {name!r}")

@@ -1,9 +1,10 @@
 """Pictures of computation graphs, as Graphviz DOT.
 
-:func:`make_dot` traces a function with tracegrad's reverse mode and draws
-the graph of primitives it recorded: the inputs (blue), one box per
-primitive application, the outputs (green) and, on request, the values each
-application keeps for its VJP rules (orange).  ``tracegrad.torch.viz``
+:func:`make_dot` traces a function with tracegrad's reverse mode (through
+:func:`tracegrad.transforms.record_vjp`, reverse mode's entry point for
+tools) and draws the graph of primitives it recorded: the inputs (blue),
+one box per primitive application, the outputs (green) and, on request,
+the values each application keeps for its VJP rules (orange).  ``tracegrad.torch.viz``
 draws a tensor's ``grad_fn`` graph with the same look; the drawing code
 both use (:class:`DotGraph`, and the node, edge and label helpers) lives
 here.
@@ -28,10 +29,9 @@ import re
 
 import numpy as np
 
-from .core import Tracer, new_trace
-from .interpreters.vjp import VJPTrace, VJPTracer
-from .transforms.api import _as_value, _check_callable, _is_inexact, _reject_complex, _unwrap_vjp
-from .tree_util import tree_flatten, tree_unflatten
+from .core import Tracer
+from .transforms import record_vjp
+from .tree_util import tree_flatten
 
 __all__ = ["make_dot", "DotGraph"]
 
@@ -64,6 +64,7 @@ _INSTALL_HINT = (
 def _graphviz():
     """The ``graphviz`` module, or None when it is not installed."""
     try:
+        # lazy: graphviz is an optional dependency (drawings fall back to DotGraph)
         import graphviz
     except ImportError:
         return None
@@ -440,20 +441,13 @@ def make_dot(fun, *args, show_attrs=False, show_saved=False, max_attr_chars=50):
         n1 -> n0
     }
     """
-    _check_callable(fun, "make_dot")
-    flat, in_tree = tree_flatten(args)
-    flat = [_as_value(x, "make_dot") for x in flat]
-    _reject_complex(flat, "make_dot")
     names = []
     for name, arg in zip(_arg_names(fun, len(args)), args):
         names += _leaf_paths(tree_flatten(arg)[1], name)
-    with new_trace(VJPTrace) as trace:
-        tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
-        out = fun(*tree_unflatten(in_tree, tracers))
-        out_flat, out_tree = tree_flatten(out)
-        outs = [_unwrap_vjp(trace, o) for o in out_flat]
-    input_names = {id(t.node): name for t, name in zip(tracers, names)
-                   if isinstance(t, VJPTracer)}
+    rec = record_vjp(fun, args, name="make_dot")
+    input_names = {id(node): name for node, name in zip(rec.input_nodes, names)
+                   if node is not None}
+    out_tree = rec.out_tree
     out_names = _leaf_paths(out_tree, "out") if out_tree.kind is not None else [""]
 
     def describe(node):
@@ -474,7 +468,7 @@ def make_dot(fun, *args, show_attrs=False, show_saved=False, max_attr_chars=50):
         return label, None, [parent for _, parent, _ in node.parents], saved
 
     drawing = Drawing()
-    for j, ((primal, node, _), name) in enumerate(zip(outs, out_names)):
+    for j, ((primal, node, _), name) in enumerate(zip(rec.outputs, out_names)):
         oid, _ = drawing.node(("output", j), value_label(name, _shape(primal)), "output")
         if node is not None:
             drawing.edge(drawing.walk(node, lambda n: ("node", id(n)), describe), oid)

@@ -1,10 +1,19 @@
-"""Public transforms (grad, vjp, jvp, Jacobians); pytrees are handled here."""
+"""Public transforms (grad, vjp, jvp, Jacobians, vmap, custom derivatives,
+checkpoint); pytrees are handled here.
+
+Modules: :mod:`.api` (grad, vjp, jvp, the Jacobians, and :func:`record_vjp`,
+reverse mode's entry point for tools that read the recorded graph),
+:mod:`.batching` (vmap), :mod:`.custom_derivatives` (custom_jvp,
+custom_vjp), :mod:`.checkpointing` (checkpoint/remat) and :mod:`.call`
+(what those call primitives share).
+"""
 if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tracegrad
     raise ImportError(
         "'transforms' is a folder of the tracegrad repository, not a package of its own: "
         "install tracegrad (pip install -e .) and import tracegrad.transforms."
     )
 from .api import (
+    VJPRecord,
     grad,
     hessian,
     hvp,
@@ -12,12 +21,14 @@ from .api import (
     jacobian,
     jacrev,
     jvp,
+    record_vjp,
     stop_gradient,
     value_and_grad,
     vjp,
 )
 from .batching import vmap
-from .custom import checkpoint, custom_jvp, custom_vjp, remat
+from .custom_derivatives import custom_jvp, custom_vjp
+from .checkpointing import checkpoint, remat
 
 __all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
-           "custom_jvp", "custom_vjp", "checkpoint", "remat"]
+           "custom_jvp", "custom_vjp", "checkpoint", "remat", "record_vjp", "VJPRecord"]

@@ -4,9 +4,15 @@ Pytrees are flattened here, once, at the edge; ``argnums`` and ``has_aux``
 are handled here too.  The functions below then run the user's function
 under a fresh interpreter (see ``tracegrad.interpreters``) and read the
 results back.  Names, signatures and output layouts follow JAX.
+
+:func:`record_vjp` is reverse mode's entry point: it runs a function under
+the reverse-mode interpreter and returns the graph it recorded; the
+transforms here and tools that draw or inspect the graph
+(:mod:`tracegrad.viz`) are built on it.
 """
 import functools
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +24,8 @@ from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .batching import vmap
 
 __all__ = [
+    "record_vjp",
+    "VJPRecord",
     "stop_gradient",
     "vjp",
     "jvp",
@@ -270,11 +278,90 @@ def vjp(fun, *primals, has_aux=False):
     return _vjp(fun, primals, has_aux, "vjp")
 
 
-def _vjp(fun, primals, has_aux, name):
-    """:func:`vjp`, with errors naming the public transform ``name``."""
+class VJPRecord(NamedTuple):
+    """What one reverse-mode run of a function recorded (:func:`record_vjp`).
+
+    Attributes
+    ----------
+    inputs : list
+        The flattened input leaves, as arrays (or tracers of enclosing
+        transforms).
+    in_tree : PyTreeDef
+        The structure of the primals.
+    input_nodes : list
+        Per input leaf, the graph's leaf node for it (``node.prim`` is None,
+        ``node.ans`` its value), or None for an integer or bool leaf, which
+        is a constant.
+    outputs : list of tuple
+        Per flattened output leaf, ``(primal, node, out_index)``: its value,
+        the graph node that computed it (None when the output does not
+        depend on a traced input) and which of that node's results it is.
+    out_tree : PyTreeDef
+        The structure of the output.
+    aux : pytree or None
+        The auxiliary output (``has_aux=True``), stripped of this run's
+        tracers; None otherwise.
+    """
+
+    inputs: list
+    in_tree: object
+    input_nodes: list
+    outputs: list
+    out_tree: object
+    aux: object
+
+
+def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
+    """Run ``fun(*primals)`` once under the reverse-mode interpreter and
+    return the graph it recorded.
+
+    This is the entry point of reverse mode: :func:`vjp`, :func:`grad`,
+    :func:`value_and_grad` and :func:`jacrev` are built on it, and tools
+    that read the recorded graph instead of running a backward pass over it
+    (:func:`tracegrad.viz.make_dot`) call it rather than driving
+    ``tracegrad.interpreters.vjp.VJPTrace`` themselves.  Each node of the
+    graph has ``prim`` (None for an input), ``params``, ``primals`` (the
+    operands it keeps for its VJP rules), ``ans`` and ``parents``
+    (``(operand index, parent node, parent's out_index)`` per traced
+    operand).
+
+    Parameters
+    ----------
+    fun : callable
+        Function of ``len(primals)`` positional pytree arguments returning a
+        pytree of arrays (or, with ``has_aux``, a pair ``(output, aux)``).
+    primals : tuple
+        The arguments: pytrees of arrays or scalars.  Floating-point (and
+        complex, which is then refused) leaves are traced; integer and bool
+        leaves are constants.
+    has_aux : bool, optional
+        See ``fun``.
+    name : str, optional
+        The public function whose errors these are (``"vjp"``,
+        ``"make_dot"``).
+
+    Returns
+    -------
+    VJPRecord
+        The input leaves and their graph nodes, the output leaves with the
+        nodes that computed them, both structures and ``aux``.
+
+    Raises
+    ------
+    TypeError
+        If ``fun`` is not callable, a primal leaf is not numeric or is
+        complex, or (``has_aux``) ``fun`` does not return a pair.
+    """
+    _check_callable(fun, name)
+    return VJPRecord(*_record_vjp(fun, primals, has_aux, name))
+
+
+def _record_vjp(fun, primals, has_aux, name):
+    """:func:`record_vjp`'s fields as a plain tuple (``vjp``'s path, per call)."""
     flat, in_tree = tree_flatten(primals)
     flat = [_as_value(x, name) for x in flat]
     _reject_complex(flat, name)
+    aux = None
     with new_trace(VJPTrace) as trace:
         tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
         out = fun(*tree_unflatten(in_tree, tracers))
@@ -283,9 +370,14 @@ def _vjp(fun, primals, has_aux, name):
             aux = _strip(trace, aux)
         out_flat, out_tree = tree_flatten(out)
         outs = [_unwrap_vjp(trace, o) for o in out_flat]
-    out_primals = [o[0] for o in outs]
     leaf_nodes = [t.node if isinstance(t, VJPTracer) else None for t in tracers]
-    del tracers, out, out_flat
+    return flat, in_tree, leaf_nodes, outs, out_tree, aux
+
+
+def _vjp(fun, primals, has_aux, name):
+    """:func:`vjp`, with errors naming the public transform ``name``."""
+    flat, in_tree, leaf_nodes, outs, out_tree, aux = _record_vjp(fun, primals, has_aux, name)
+    out_primals = [o[0] for o in outs]
 
     def vjp_fun(ct):
         ct_flat, ct_tree = tree_flatten(ct)

@@ -40,7 +40,7 @@ import numpy as np
 from ..core import Tracer
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
-from ..transforms.custom import custom_jvp
+from ..transforms import custom_jvp
 from ._core import arg
 from ._dispatch import implements
 from ._linalg import matmul as _tnp_matmul
