@@ -22,7 +22,9 @@ import numpy as np
 
 from ..core import Trace, Tracer, _ctx
 
-__all__ = ["BatchTrace", "BatchTracer", "BatchedValueError"]
+__all__ = [
+    "BatchTrace", "BatchTracer", "BatchedValueError", "varies", "example_values",
+]
 
 
 class BatchedValueError(TypeError):
@@ -63,6 +65,69 @@ class BatchTracer(Tracer):
     def __repr__(self):
         return (f"BatchTracer(shape={self.shape}, dtype={self.dtype}, bdim={self.bdim}, "
                 f"batch size={self._trace.axis_size})")
+
+
+
+# --------------------------------------------------------------------------
+# reading batched values from outside this interpreter (the NumPy layer)
+
+
+def varies(x):
+    """Whether ``x`` varies over an axis mapped by an enclosing ``vmap``.
+
+    Looks through the tracers of other interpreters (a JVP or VJP tracer
+    of a batched value varies too).
+
+    Parameters
+    ----------
+    x : object
+        Any value.
+
+    Returns
+    -------
+    bool
+        True if ``x`` has no single concrete value because some ``vmap``
+        maps it; False for plain arrays and for tracers whose primals are
+        unbatched.
+    """
+    while isinstance(x, Tracer):
+        if type(x) is BatchTracer:
+            return True
+        x = x.primal
+    return False
+
+
+def example_values(x):
+    """The concrete values of ``x`` for every example of every enclosing ``vmap``.
+
+    Meant for checks whose answer is the same for the whole batch (bounds,
+    whether some example repeats a position): a result must never depend
+    on it.
+
+    Parameters
+    ----------
+    x : object
+        An array or a tracer of any interpreter.
+
+    Returns
+    -------
+    values : ndarray
+        Leading axes are the batch axes (outermost ``vmap`` first), followed
+        by ``x.shape``.
+    n : int
+        The number of those batch axes (0 for an unbatched value).
+    """
+    bdims = []
+    while isinstance(x, Tracer):
+        if type(x) is BatchTracer:
+            bdims.append(x.bdim)
+            x = x.val
+        else:
+            x = x.primal
+    vals = np.asarray(x)
+    for k, d in enumerate(reversed(bdims)):
+        vals = np.moveaxis(vals, k + d, k)
+    return vals, len(bdims)
 
 
 class BatchTrace(Trace):

@@ -1,7 +1,8 @@
 """Primitive registry: every primitive with its impl, abstract eval, JVP, VJP.
 
-Importing this package declares all primitives and fills :mod:`.ops`, the
-flat namespace of their wrappers.  ``registry`` maps names to primitives.
+Importing this package imports :mod:`.ops`, the flat namespace of the
+primitives' wrappers, which imports every module declaring primitives.
+``registry`` maps names to primitives.
 """
 if __name__ != "tracegrad.primitives":  # the folder is only a subpackage of tracegrad
     raise ImportError(
@@ -9,30 +10,10 @@ if __name__ != "tracegrad.primitives":  # the folder is only a subpackage of tra
         "install tracegrad (pip install -e .) and import tracegrad.primitives."
     )
 
-import importlib
-
+# ``ops`` first: it imports every primitive module, and each of them does
+# ``from . import ops`` (and ``core`` does too), which then finds this
+# partially initialised module; rules read ``ops.f`` only at call time.
 from . import ops
 from .core import Primitive, ShapedArray, registry
-
-_MODULES = (
-    "structural",
-    "elementwise",
-    "reductions",
-    "indexing",
-    "linalg",
-    "nn",
-)
-
-
-def _load():
-    for name in _MODULES:
-        mod = importlib.import_module(f"{__name__}.{name}")
-        for attr in mod.__all__:
-            if hasattr(ops, attr):
-                raise ImportError(f"primitives.{name} redefines ops.{attr}")
-            setattr(ops, attr, getattr(mod, attr))
-
-
-_load()
 
 __all__ = ["Primitive", "ShapedArray", "registry", "ops"]

@@ -28,9 +28,12 @@ hashable.
 """
 import functools
 
-import numpy as np
-
 from ..core import Primitive, ShapedArray, dtype_of, registry, shape_of
+
+# The rules built below call primitives (ops.add, ...) at call time; ``ops``
+# is imported first by ``primitives/__init__`` and is partially initialised
+# when this module runs, which is all a module-level ``from . import`` needs.
+from . import ops
 
 __all__ = [
     "Primitive",
@@ -55,8 +58,6 @@ def defjvp(prim, *rules, post=None):
     special care.  ``post`` optionally maps ``(tangent_out, ans)`` for
     multiple-result primitives; single-result primitives need nothing.
     """
-    from . import ops  # late: the helpers below are primitives themselves
-
     rules = tuple(rules)
 
     def jvp(primals, tangents, **params):
@@ -83,8 +84,6 @@ def defjvp_linear(prim):
     The tangent is the primitive applied to the tangents, with symbolic
     zeros instantiated where some (but not all) arguments have tangents.
     """
-    from . import ops
-
     def jvp(primals, tangents, **params):
         ans = prim.bind(*primals, **params)
         if all(t is None for t in tangents):

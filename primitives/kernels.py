@@ -42,7 +42,7 @@ def ensure_numba():
         enabled = gc.isenabled()
         gc.disable()
         try:
-            import numba
+            import numba  # lazy: about 1 s to import; a process that runs no kernel never pays it
 
             # The first dispatch (here of a tiny cached function) loads the
             # compiler's registries; do it while the collector is paused.

@@ -79,7 +79,7 @@ def _kernels():
     global _nnk
     if _nnk is None:
         ensure_numba()
-        from . import _nn_kernels
+        from . import _nn_kernels  # lazy: imports Numba (and compiles) on first use
 
         _nnk = _nn_kernels
     return _nnk

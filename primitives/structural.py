@@ -19,7 +19,7 @@ from .core import (
     dtype_of,
     shape_of,
 )
-from .batching import bdim_to_front, defbatch_axes, defbatch_unary, move_bdim
+from .batching import defbatch_axes, defbatch_unary, move_bdim
 from .kernels import FLOAT_DTYPES, kernel
 
 __all__ = [

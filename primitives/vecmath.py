@@ -78,7 +78,7 @@ def _load_kernels():
     """Import the Numba kernels (and Numba itself) on first use."""
     global _kernels
     ensure_numba()
-    from . import _vecmath_kernels as k
+    from . import _vecmath_kernels as k  # lazy: imports Numba (and compiles) on first use
 
     _kernels = {
         "exp": k.exp_kernel, "sin": k.sin_kernel, "cos": k.cos_kernel,

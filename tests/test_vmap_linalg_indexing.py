@@ -424,7 +424,7 @@ def test_at_batched_index_2d_and_tuple():
     np.testing.assert_allclose(got, np.stack(want))
 
 
-# take / take_along_axis / sort need tracegrad/numpy/_shape.py to route
+# take / take_along_axis / sort need tracegrad/numpy/_selection.py to route
 # batched indices to _indexing (see the report of this change); skipped
 # until that is in place.
 
@@ -440,7 +440,7 @@ def _shape_routes_batched_indices():
 
 needs_shape_routing = pytest.mark.skipif(
     not _shape_routes_batched_indices(),
-    reason="tracegrad/numpy/_shape.py does not yet route batched indices (take, take_along_axis)",
+    reason="tracegrad/numpy/_selection.py does not yet route batched indices (take, take_along_axis)",
 )
 
 

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from .core import Tracer
+from .core import Tracer, concrete_value
 from .numpy._core import arg
 from .primitives import ops
 
@@ -406,17 +406,17 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         out = ops.logsumexp(a, axes)
         sign = None
         if return_sign:
-            sign = np.where(np.asarray(_concrete(out)) == -np.inf, 0, 1).astype(a.dtype)[()]
+            sign = np.where(np.asarray(concrete_value(out)) == -np.inf, 0, 1).astype(a.dtype)[()]
     else:
         b = arg(b)
-        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(_concrete(b))))
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(concrete_value(b))))
         a = ops.broadcast_to(a, shape)
         axes = _axes(axis, len(shape), "logsumexp")
         m = ops.stop_gradient(_keep(ops.logsumexp(a, axes), shape, axes))
         m = ops.select(ops.isfinite(m), m, 0.0)
         s = ops.reduce_sum(ops.mul(b, ops.exp(ops.sub(a, m))), axes)
         s = ops.convert_element_type(s, a.dtype) if np.dtype(s.dtype).kind != "f" else s
-        sign = np.sign(np.asarray(_concrete(s)))[()]
+        sign = np.sign(np.asarray(concrete_value(s)))[()]
         m_red = ops.reshape(m, tuple(d for i, d in enumerate(shape) if i not in axes))
         out = ops.add(ops.log(ops.abs(s)), m_red)
         if not return_sign:
@@ -425,14 +425,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if keepdims:
         out = _keep(out, a.shape if b is None else a_shape, axes)
         if sign is not None:
-            sign = np.reshape(sign, np.shape(_concrete(out)))
+            sign = np.reshape(sign, np.shape(concrete_value(out)))
     return (out, sign) if return_sign else out
-
-
-def _concrete(x):
-    from .core import concrete_value
-
-    return concrete_value(x)
 
 
 # --------------------------------------------------------------------------
@@ -464,7 +458,7 @@ def one_hot(x, num_classes, *, dtype=np.float64, axis=-1):
     numpy.exceptions.AxisError
         If ``axis`` is out of range for the result.
     """
-    x = np.asarray(_concrete(arg(x)))
+    x = np.asarray(concrete_value(arg(x)))
     num_classes = operator.index(num_classes)
     nd = x.ndim + 1
     ax = _axes(axis, nd, "one_hot")[0]

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._dispatch import implements
 
@@ -54,6 +54,38 @@ def arg(x):
     if isinstance(x, (Tracer, np.ndarray, np.generic)) or is_python_scalar(x):
         return x
     return asarray(x)
+
+
+# helpers shared by the array-manipulation modules (_shape, _join, ...)
+
+
+def _array(a):
+    """``a`` as an array or tracer (Python scalars and lists become arrays)."""
+    a = arg(a)
+    return a if hasattr(a, "shape") else np.asarray(a)
+
+
+def _no_out(name, out):
+    if out is not None:
+        raise TypeError(
+            f"{name}(..., out=...) is not supported: tracegrad arrays are "
+            "immutable under transforms; use the returned array instead."
+        )
+
+
+def _concrete_ints(obj, what):
+    """A concrete integer ndarray from numbers, sequences or tracers.
+
+    Floats are truncated toward zero, as NumPy's ``take`` and ``repeat`` do.
+    """
+    if isinstance(obj, Tracer):
+        obj = concrete_value(obj)
+    elif isinstance(obj, (list, tuple)):
+        obj = [concrete_value(o) if isinstance(o, Tracer) else o for o in obj]
+    a = np.asarray(obj)
+    if a.dtype.kind not in "iubf":
+        raise TypeError(f"{what} must be integers, got dtype {a.dtype}: {obj!r}")
+    return a.astype(np.intp)
 
 
 def _stack_nested(obj, dtype):

@@ -35,8 +35,8 @@ import operator
 
 import numpy as np
 
-from ..interpreters.batching import BatchTracer
 from ..core import Tracer, concrete_value
+from ..interpreters.batching import example_values, varies
 from ..primitives import ops
 from ._core import arg
 
@@ -86,45 +86,14 @@ def _oob(i, axis, n):
 # indices that vary over a vmap'd axis
 
 
-def _varies(x):
-    """True if tracer ``x`` varies over an axis mapped by ``vmap`` (it has no
-    single concrete value)."""
-    while isinstance(x, Tracer):
-        if type(x) is BatchTracer:
-            return True
-        x = x.primal
-    return False
-
-
 def is_batched(index):
     """True if ``index`` (an index array, or a tuple or list holding index
     arrays) holds a value that varies over a ``vmap``'d axis."""
     if isinstance(index, Tracer):
-        return _varies(index)
+        return varies(index)
     if isinstance(index, (tuple, list)):
         return any(is_batched(i) for i in index)
     return False
-
-
-def _all_values(x):
-    """The concrete values of ``x`` for every example of every enclosing
-    ``vmap``: an ndarray whose leading axes are the batch axes (outermost
-    first) followed by ``x.shape``, and the number of those batch axes.
-
-    Only for checks whose answer is the same for the whole batch (bounds,
-    whether any example repeats a position); results never depend on it.
-    """
-    bdims = []
-    while isinstance(x, Tracer):
-        if type(x) is BatchTracer:
-            bdims.append(x.bdim)
-            x = x.val
-        else:
-            x = x.primal
-    vals = np.asarray(x)
-    for k, d in enumerate(reversed(bdims)):
-        vals = np.moveaxis(vals, k + d, k)
-    return vals, len(bdims)
 
 
 def _batched_index_dtype(a, what="arrays used as indices"):
@@ -150,7 +119,7 @@ def _normalize_batched(a, axis, n):
     primitives, cast to ``intp``."""
     if a.dtype != np.intp:
         a = ops.convert_element_type(a, np.intp)
-    if _check_bounds(_all_values(a)[0], axis, n):
+    if _check_bounds(example_values(a)[0], axis, n):
         a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
     return a
 
@@ -555,7 +524,7 @@ def _batched_groups(lin):
     of occurrences of one position in any example; ``(None, None, 1)`` if no
     example repeats a position (checked on the values of every example).
     """
-    vals, _ = _all_values(lin)
+    vals, _ = example_values(lin)
     m = lin.shape[0]
     srt = np.sort(vals.reshape(-1, m), axis=1)
     same = srt[:, 1:] == srt[:, :-1]

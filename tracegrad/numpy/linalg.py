@@ -43,9 +43,11 @@ from ..primitives.linalg import check_matrix, check_square
 from ..transforms import custom_jvp
 from ._core import arg
 from ._dispatch import implements
-from ._linalg import matmul as _tnp_matmul
-from ._linalg import tensordot as _tnp_tensordot
-from ._linalg import vecdot as _tnp_vecdot
+from ._products import matmul as _tnp_matmul
+from ._products import tensordot as _tnp_tensordot
+from ._products import vecdot as _tnp_vecdot
+from ._reductions import max as _tnp_max
+from ._reductions import min as _tnp_min
 
 __all__ = [
     "LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "solve", "det",
@@ -80,12 +82,6 @@ def _float_operand(x):
     if np.dtype(x.dtype).kind not in "fc":
         x = ops.convert_element_type(x, np.float64)
     return x
-
-
-def _tnp():
-    from .. import numpy as tnp
-
-    return tnp
 
 
 def matrix_transpose(x, /):
@@ -679,16 +675,15 @@ def _normalize_axis(axis, nd):
 
 def _vector_norm(x, ord, axis):
     """Vector norm of ``x`` over the single (normalized) axis ``axis``."""
-    tnp = _tnp()
     ax = (axis,)
     if ord is None or (not isinstance(ord, str) and ord == 2):
         return _two_norm(x, ax)
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     if ord == np.inf:
-        return tnp.max(ops.abs(x), axis=axis)
+        return _tnp_max(ops.abs(x), axis=axis)
     if ord == -np.inf:
-        return tnp.min(ops.abs(x), axis=axis)
+        return _tnp_min(ops.abs(x), axis=axis)
     if ord == 0:
         nonzero = ops.convert_element_type(ops.ne(x, 0), x.dtype)
         return _sum(nonzero, ax)
@@ -706,7 +701,6 @@ def _vector_norm(x, ord, axis):
 
 def _matrix_norm(x, ord, row, col):
     """Matrix norm over the (normalized, distinct) axes ``row`` and ``col``."""
-    tnp = _tnp()
     if ord is None or ord in ("fro", "f"):
         return _two_norm(x, (row, col))
     if ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)):
@@ -715,10 +709,10 @@ def _matrix_norm(x, ord, row, col):
         s = svd(ops.transpose(x, rest + [row, col]), compute_uv=False)
         if ord == "nuc":
             return _sum(s, (-1,))
-        return tnp.max(s, axis=-1) if ord == 2 else tnp.min(s, axis=-1)
+        return _tnp_max(s, axis=-1) if ord == 2 else _tnp_min(s, axis=-1)
     if isinstance(ord, str) or ord not in (1, -1, np.inf, -np.inf):
         raise ValueError("Invalid norm order for matrices.")
-    reduce = tnp.max if ord > 0 else tnp.min
+    reduce = _tnp_max if ord > 0 else _tnp_min
     if abs(ord) == 1:  # max/min column sum
         col_after = col - 1 if col > row else col
         return reduce(_sum(ops.abs(x), (row,)), axis=col_after)

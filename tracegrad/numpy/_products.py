@@ -1,5 +1,5 @@
-"""Products of ``tracegrad.numpy``: matmul, dot, vdot, inner, tensordot, einsum,
-vecdot, matvec, vecmat.
+"""Products of ``tracegrad.numpy``: matmul, dot, vdot, inner, outer, tensordot,
+einsum, vecdot, matvec, vecmat.
 
 NumPy 2's signatures and semantics.  ``matmul`` is one primitive (NumPy's
 BLAS matmul); ``tensordot`` (and so N-D ``dot`` and ``inner``) transposes and
@@ -14,11 +14,13 @@ import numpy as np
 
 from ..core import Tracer
 from ..primitives import ops
+from ._core import _no_out as _no_out_outer  # outer's message, as for the shape functions
 from ._core import arg
 from ._dispatch import implements
+from ._shape import ravel
 
 __all__ = [
-    "matmul", "dot", "vdot", "inner", "tensordot", "einsum", "vecdot",
+    "matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot",
     "matvec", "vecmat",
 ]
 
@@ -732,3 +734,40 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
     else:
         res = ops.einsum(",".join(ts) + "->" + out_t, *xs, optimize=optimize)
     return _cast(res, dtype)
+
+
+# --------------------------------------------------------------------------
+# outer
+
+
+@implements(np.outer)
+def outer(a, b, out=None):
+    """Outer product ``result[i, j] = a[i] * b[j]`` of the flattened inputs.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Flattened to length ``M``.
+    b : array_like or tracer
+        Flattened to length ``N``.
+    out : None
+        Must be None.
+
+    Returns
+    -------
+    array or tracer, shape ``(M, N)``
+        The promoted dtype of ``a`` and ``b``.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+
+    Notes
+    -----
+    A broadcast product: the cotangent of ``a`` is ``ct @ b`` and that of
+    ``b`` is ``a @ ct``, reshaped to the inputs' shapes.
+    """
+    _no_out_outer("outer", out)
+    a, b = ravel(a), ravel(b)
+    return ops.mul(ops.reshape(a, (a.shape[0], 1)), ops.reshape(b, (1, b.shape[0])))
