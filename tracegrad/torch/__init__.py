@@ -17,6 +17,7 @@ from ._grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+from . import _autograd  # noqa: F401  (first: it imports ._tensor at its end)
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import _methods  # noqa: F401  (installs the Tensor methods)
 from ._ops import *  # noqa: F401,F403
