@@ -29,6 +29,7 @@ from .. import tree_util as _tu
 from ..core import Tracer
 from ..transforms import api as _api
 from ..transforms.batching import vmap as _vmap
+from . import _creation
 from ._tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -278,8 +279,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     def wrapper(*args, **kwargs):
         f = _on_data(func, kwargs)
-        from . import _creation
-
         prev = _creation.randomness.mode
         _creation.randomness.mode = randomness
         try:
