@@ -8,9 +8,12 @@ PyTorch when there is one, and always against the names of PyTorch 2.13's
 ``torch.Tensor`` kept below (so the check runs without PyTorch too), with a
 short list of tracegrad extras, each justified.  The regression tests pin
 the methods that used to arrive from the NumPy layer (``t.copy()`` returned
-``t`` itself) on both libraries.
+``t`` itself) on both libraries, and that the package namespaces answer
+``hasattr`` for a missing name with False.
 """
 import copy
+import importlib
+import pkgutil
 import re
 
 import numpy as np
@@ -302,3 +305,29 @@ def test_the_methods_inside_torch_func(torch):
     assert g.tolist() == [[6.0, 0.0], [2.0, 0.0]]
     batched = torch.func.vmap(lambda v: v.take(idx - 1))(x)
     assert batched.tolist() == [[2.0, 2.0], [4.0, 4.0]]
+
+
+# --------------------------------------------------------------------------
+# namespaces
+
+
+def _torch_modules():
+    yield tt
+    for info in pkgutil.walk_packages(tt.__path__, tt.__name__ + "."):
+        yield importlib.import_module(info.name)
+
+
+@pytest.mark.parametrize("module", list(_torch_modules()), ids=lambda m: m.__name__)
+def test_a_missing_name_is_an_attribute_error(module):
+    assert not hasattr(module, "utils" if module is tt else "no_such_name")
+    with pytest.raises(AttributeError):
+        getattr(module, "no_such_name")
+    missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
+    assert not missing, f"{module.__name__}.__all__ names what it lacks: {missing}"
+
+
+def test_the_submodules_come_with_the_package():
+    for name in ("autograd", "cuda", "func", "nn", "optim", "testing", "viz"):
+        assert getattr(tt, name).__name__ == f"tracegrad.torch.{name}"
+    assert tt.autograd.functional.__name__ == "tracegrad.torch.autograd.functional"
+    assert callable(tt.autograd.gradcheck) and callable(tt.autograd.gradgradcheck)
