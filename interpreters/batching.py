@@ -20,7 +20,7 @@ A batched value has no single concrete value: Python control flow on it
 """
 import numpy as np
 
-from ..core import Trace, Tracer, _ctx
+from ..core import ArrayTracer, Trace, Tracer, _ctx
 
 __all__ = [
     "BatchTrace", "BatchTracer", "BatchedValueError", "varies", "example_values",
@@ -32,7 +32,7 @@ class BatchedValueError(TypeError):
     ``vmap``'d axis (``if x > 0``, ``int(x)``, ``x.item()``)."""
 
 
-class BatchTracer(Tracer):
+class BatchTracer(ArrayTracer):
     """One example's view of a batch: ``val`` has the batch at axis ``bdim``."""
 
     __slots__ = ("val", "bdim")

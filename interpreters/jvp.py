@@ -12,12 +12,12 @@ forward-over-anything nest).
 """
 import numpy as np
 
-from ..core import Trace, Tracer, _ctx
+from ..core import ArrayTracer, Trace, Tracer, _ctx
 
 __all__ = ["JVPTrace", "JVPTracer"]
 
 
-class JVPTracer(Tracer):
+class JVPTracer(ArrayTracer):
     """A value in forward mode: ``primal`` with ``tangent`` (same aval)."""
 
     __slots__ = ("primal", "tangent")

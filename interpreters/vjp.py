@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from ..primitives import ops
-from ..core import Trace, Tracer
+from ..core import ArrayTracer, Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
@@ -71,7 +71,7 @@ class VJPNode:
         return self.seq < other.seq
 
 
-class VJPTracer(Tracer):
+class VJPTracer(ArrayTracer):
     """A value in reverse mode: ``primal`` plus the node that produced it."""
 
     __slots__ = ("primal", "node", "out_index")

@@ -11,7 +11,10 @@ It owns:
 * :class:`Trace`, the base of every interpreter (eval, jvp, vjp, batching,
   later staging), each of which links to the ``parent`` trace it delegates
   primal computations to, and :class:`EvalTrace`, the bottom one;
-* :class:`Tracer`, the base of every traced value.  Tracers carry concrete
+* :class:`Tracer`, the base of every traced value (the functional
+  transforms' and the PyTorch layer's tensors), and :class:`ArrayTracer`,
+  the base of the functional transforms' tracers, on which
+  ``tracegrad.numpy`` installs NumPy's methods.  Tracers carry concrete
   values, so Python control flow on them works inside every transform.
 
 Each transform creates a fresh trace whose tracers are tagged with it.  A
@@ -37,6 +40,7 @@ __all__ = [
     "Trace",
     "EvalTrace",
     "Tracer",
+    "ArrayTracer",
     "UnexpectedTracerError",
     "current_trace",
     "new_trace",
@@ -200,16 +204,47 @@ def get_aval(x):
 
 
 class Tracer:
-    """A traced value.
+    """The base of every traced value: what the core needs of one.
 
-    Subclasses (one per interpreter) store a ``primal`` (the value one level
-    down: an array, or a tracer of the parent trace).  Shape, dtype and the
-    concrete value are read through the chain of primals.  Operators and
-    NumPy's dispatch protocols are installed by ``tracegrad.numpy`` so that
-    ordinary NumPy code runs on tracers.
+    A traced value belongs to the trace in ``_trace``: :meth:`EvalTrace.process_primitive`
+    hands an operation on it to that trace if the trace is *eager* (the
+    PyTorch layer's tensors), and otherwise reports the value as leaked.
+    Each subclass also provides
+
+    * ``primal``: the value one level down (an array, or a tracer of the
+      parent trace), which :func:`concrete_value` follows to the concrete
+      value;
+    * ``shape`` and ``dtype``, read by :func:`get_aval` and the error
+      messages of :meth:`Trace.leaked`.
+
+    This class adds no methods, so each face built on top decides the
+    methods of its values: :class:`ArrayTracer` is the base of the
+    functional interpreters' tracers (NumPy's methods), and
+    ``tracegrad.torch.Tensor`` subclasses this class directly (PyTorch's).
+    ``isinstance(x, Tracer)`` asks "is ``x`` any traced value";
+    ``isinstance(x, ArrayTracer)`` asks "is ``x`` a functional transform's
+    tracer".
     """
 
     __slots__ = ("_trace",)
+
+
+class ArrayTracer(Tracer):
+    """A traced value of a functional transform (jvp, vjp, vmap, and later
+    staging): the base of their tracers, which behave like NumPy arrays.
+
+    Subclasses (one per interpreter) store a ``primal`` (the value one level
+    down: an array, or a tracer of the parent trace).  Shape, dtype and the
+    concrete value are read through the chain of primals.  NumPy's
+    operators, methods (``x.sum()``, ``x.T``, ``x.at[i].set(v)``, ...) and
+    dispatch protocols (``__array_ufunc__``, ``__array_function__``) are
+    installed on this class by ``tracegrad.numpy`` (its ``_methods``
+    module), so that ordinary NumPy code runs on tracers; this class holds
+    what needs no primitive: shapes, sizes and the conversions to Python
+    values.
+    """
+
+    __slots__ = ()
     __array_priority__ = 1000
     # Tracers are not hashable (their value changes under transforms), as in
     # every tracing autodiff system; use ``id(x)`` as a key instead.

@@ -1,13 +1,13 @@
 """Operators, methods and NumPy protocols of tracers.
 
-Installed on :class:`tracegrad.core.Tracer` when
+Installed on :class:`tracegrad.core.ArrayTracer` when
 ``tracegrad.numpy`` is imported, so a tracer behaves like an ndarray:
 ``x + y``, ``x @ y``, ``x[idx]``, ``x.sum(axis=0)``, ``x.T``, ``np.sin(x)``.
 Arithmetic operators bind primitives directly (they are the hot path);
 methods forward to the ``tracegrad.numpy`` function of the same name,
 looked up when called.
 """
-from ..core import Tracer
+from ..core import ArrayTracer
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import array_function, array_ufunc
@@ -179,7 +179,7 @@ for _name in (
 
 def install():
     for name, fn in _METHODS.items():
-        setattr(Tracer, name, fn)
+        setattr(ArrayTracer, name, fn)
 
 
 install()

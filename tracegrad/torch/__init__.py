@@ -4,8 +4,10 @@
 ``grad_fn``, ``.backward()``, ``.grad``, ``no_grad``, ``autograd.grad``, and
 (in submodules) ``nn``, ``optim`` and ``testing``.  The derivatives are
 tracegrad's: every operation is made of tracegrad primitives, recorded by the
-same reverse-mode machinery as ``tracegrad.vjp``.  CPU only.  See the README
-section "PyTorch compatibility" for what is supported and the differences.
+same reverse-mode machinery as ``tracegrad.vjp``.  CPU only.  The submodules
+``autograd``, ``cuda``, ``func``, ``nn``, ``optim``, ``testing`` and ``viz``
+are imported with the package, as PyTorch's.  See the README section
+"PyTorch compatibility" for what is supported and the differences.
 """
 from . import _dtype
 from ._dtype import (  # noqa: F401
@@ -17,6 +19,7 @@ from ._grad_mode import (  # noqa: F401
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
 )
+from . import _autograd  # noqa: F401  (first: it imports ._tensor at its end)
 from ._tensor import Size, Tensor, device  # noqa: F401
 from . import _methods  # noqa: F401  (installs the Tensor methods)
 from ._ops import *  # noqa: F401,F403
@@ -86,13 +89,10 @@ def is_complex(input):
     return input.is_complex()
 
 
-def __getattr__(name):
-    # nn, optim, testing, viz and func load on first use
-    if name in ("nn", "optim", "testing", "viz", "func", "utils", "cuda"):
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'tracegrad.torch' has no attribute {name!r}")
+# The submodules, loaded with the package as PyTorch's (together they add about
+# a tenth to the import time); a name that is not here is an AttributeError, so
+# hasattr(torch, "utils") is False.
+from . import cuda, func, nn, optim, testing, viz  # noqa: E402,F401
 
 
 __version__ = "2.13.0+tracegrad"

@@ -26,10 +26,6 @@ from . import _grad_mode
 
 __all__ = ["TORCH", "TorchTrace", "GradFn", "AccumulateGrad", "run_backward", "grad"]
 
-# Set by ._tensor once the Tensor class exists (the two modules refer to each
-# other; importing inside functions would cost time on every operation).
-Tensor = VersionCounter = Size = None
-
 
 # --------------------------------------------------------------------------
 # node metadata and PyTorch-facing node objects
@@ -809,3 +805,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = Tensor._wrap(np.zeros_like(t._data))
         final.append(g)
     return tuple(final)
+
+
+# Last: ._tensor builds Tensor on TORCH and this module's node types, and this
+# module uses the tensor classes only at call time (tracegrad.torch imports
+# this module before ._tensor, so this line runs ._tensor).
+from ._tensor import Size, Tensor, VersionCounter  # noqa: E402

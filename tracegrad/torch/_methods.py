@@ -13,11 +13,15 @@ import numbers
 
 import numpy as np
 
+from .. import numpy as tnp
+from ..numpy._indexing import _IndexUpdateHelper
+from ..numpy._indexing import getitem as np_getitem
 from ..primitives import ops
 from ..primitives import registry as _prims
-from . import _dtype, _grad_mode, _ops
+from . import _creation, _dtype, _grad_mode, _ops
 from ._autograd import _derived_edges, group
 from ._tensor import Tensor, VersionCounter
+from .autograd.function import BackwardCFunction
 
 __all__ = ["install"]
 
@@ -95,8 +99,6 @@ def getitem(self, idx):
     (``SelectBackward0``, ``SliceBackward0``, ``UnsqueezeBackward0``), then the
     tensor indices all at once (``IndexBackward0``).
     """
-    from ..numpy._indexing import getitem as np_getitem
-
     single_slice = isinstance(idx, slice)
     idx = _normalize_index(idx)
     if any(isinstance(i, (bool, np.bool_)) or (isinstance(i, np.ndarray) and i.ndim == 0)
@@ -164,8 +166,6 @@ def _slice(x, d, sl, keep_full):
 def setitem(self, idx, value):
     """``self[idx] = value``: an in-place update (grad_fn ``CopySlices``, or
     ``IndexPutBackward0`` for tensor indices)."""
-    from ..numpy._indexing import _IndexUpdateHelper
-
     idx = _normalize_index(idx)
     if isinstance(value, (list, tuple)):
         value = _ops._tensor_arg(value)
@@ -228,8 +228,6 @@ _COPY_SLICES = "torch::autograd::CopySlices"
 
 def _check_custom_function_view(self):
     """PyTorch's refusal to modify in place a view a custom Function returned."""
-    from .autograd.function import BackwardCFunction
-
     fn = self._node.meta.facade
     if isinstance(fn, BackwardCFunction):
         name = fn.name()
@@ -368,8 +366,6 @@ def _rebase_views(base):
     """After an in-place write to ``base`` (or through one of its views), regenerate
     the grad_fn of its live views from ``base``'s, as PyTorch does
     (``AsStridedBackward0``: the view's elements gathered from the base)."""
-    from .. import numpy as tnp
-
     views = base.__dict__.get("_views")
     if not views or not base._requires_grad:
         return
@@ -540,15 +536,11 @@ def reshape_as(self, other):
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """A new tensor with ``self``'s dtype by default."""
-    from ._creation import tensor
-
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return _creation.tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
 def _new_factory(name):
     def method(self, *size, dtype=None, device=None, requires_grad=False):
-        from . import _creation
-
         if name == "new_full":
             shape, value = size[0], size[1]
             return _creation.full(tuple(shape), value, dtype=dtype or self.dtype,
@@ -561,14 +553,76 @@ def _new_factory(name):
 
 def contiguous(self, memory_format=None):
     """``self`` if C-contiguous, else a contiguous copy (``CloneBackward0``)."""
-    if self._data.flags.c_contiguous:
+    if type(self._data) is not np.ndarray or self._data.flags.c_contiguous:
         return self
-    return _ops.clone(self)
+    return _ops._contiguous(_ops.clone(self))  # (clone keeps the layout)
 
 
 def cpu(self):
     """``self`` (tensors live on the CPU)."""
     return self
+
+
+def _T(self):  # noqa: N802 - PyTorch's name
+    return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)), name="PermuteBackward0")
+
+
+def _mT(self):  # noqa: N802
+    return self.transpose(-2, -1)
+
+
+def ravel(self):
+    """The elements as a 1-D tensor: a view of a contiguous tensor
+    (``ViewBackward0``), else a view of a contiguous copy (``CloneBackward0``
+    first), as PyTorch's ``contiguous().view(-1)``."""
+    return _ops.view(contiguous(self), -1)
+
+
+def take(self, index):
+    """The elements of ``self`` read as a 1-D tensor at the positions
+    ``index`` (an int64 tensor; negative positions count from the end); the
+    result has ``index``'s shape (grad_fn ``TakeBackward0``).
+
+    Raises
+    ------
+    TypeError
+        If ``index`` is not a tensor.
+    RuntimeError
+        If ``index`` is not of dtype int64.
+    IndexError
+        If a position is out of range.
+    """
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"take(): argument 'index' (position 1) must be Tensor, not {type(index).__name__}")
+    if index._data.dtype != np.int64:
+        raise RuntimeError("take(): Expected a long tensor for index, but got "
+                           f"{_dtype.scalar_type_name(index._data.dtype)}")
+    idx = index if _ops._is_traced(index) else index._data
+    n = self.numel()
+    if type(idx) is np.ndarray:
+        bad = idx[(idx >= n) | (idx < -n)]
+        if bad.size:
+            raise IndexError(
+                f"out of range: tried to access index {int(bad.flat[0])} on a tensor of "
+                f"{n} elements.")
+    return _ops._composite("TakeBackward0", tnp.take, [self], self, idx)
+
+
+def conj(self):
+    """The complex conjugate: ``self`` itself for a tensor that is not complex,
+    as PyTorch."""
+    if self._data.dtype.kind != "c":
+        return self
+    return Tensor._wrap(np.conjugate(self._data))
+
+
+def _real(self):
+    """The real part: ``self`` itself for a tensor that is not complex, else a
+    view of the real parts, as PyTorch."""
+    if self._data.dtype.kind != "c":
+        return self
+    return _ops._view_of(Tensor._wrap(self._data.real), self)
 
 
 def _method_max(self, dim=None, keepdim=False):
@@ -647,6 +701,8 @@ _METHODS = {
     "new_tensor": new_tensor, "new_zeros": _new_factory("new_zeros"),
     "new_ones": _new_factory("new_ones"), "new_full": _new_factory("new_full"),
     "new_empty": _new_factory("new_empty"), "contiguous": contiguous, "cpu": cpu,
+    "ravel": ravel, "take": take, "conj": conj, "real": property(_real),
+    "T": property(_T), "mT": property(_mT),
     "max": _method_max, "min": _method_min, "sum": _sum, "mean": _mean,
     "softmax": _softmax, "log_softmax": _log_softmax,
     "float": _astype(_dtype.float32), "double": _astype(_dtype.float64),
@@ -673,14 +729,12 @@ _SAME_NAME = (
     "split", "chunk", "unbind", "narrow", "select", "flip", "roll", "tril", "triu", "diag",
     "diagonal", "trace", "gather", "index_select", "sort", "argsort", "topk", "nonzero",
     "clone", "matmul", "mm", "bmm", "mv", "dot", "inner", "outer", "ger", "addmm",
-    "where", "rsub",
+    "where",
 )
 
 
 def repeat(self, *sizes):
     """Tile the tensor ``sizes`` times along each dimension."""
-    from .. import numpy as tnp
-
     reps = _ops._shape_args(sizes)
     if len(reps) < self._data.ndim:
         raise RuntimeError(

@@ -8,17 +8,23 @@ that lets a backward pass detect saved values modified in place.  Tensors are
 tracers of the eager trace :data:`~._autograd.TORCH`, so every primitive and
 every ``tracegrad.numpy`` function accepts them and records on them.
 
-The operations (``+``, ``sum``, ``view``, ...) are installed from
-:mod:`._ops`.
+The class stands directly on the core's :class:`~tracegrad.core.Tracer`,
+not on the functional transforms' :class:`~tracegrad.core.ArrayTracer`, so
+none of the NumPy layer's methods reach it: its names are PyTorch's (the
+operations, ``+``, ``sum``, ``view``, ``T``, ..., are installed by
+:mod:`._methods`, most of them from :mod:`._ops`).
 """
 import warnings
 import weakref
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import ArrayTracer, Tracer
+from ..interpreters.vjp import VJPNode
+from ..primitives import ops
 from . import _dtype, _grad_mode
-from ._autograd import TORCH, AccumulateGrad, facade, run_backward
+from ._autograd import TORCH, AccumulateGrad, _RemovableHandle, facade, run_backward
+from ._format import format_tensor
 
 __all__ = ["Tensor", "Size", "device", "VersionCounter"]
 
@@ -215,8 +221,6 @@ class Tensor(Tracer):
         return self._data
 
     def _leaf_engine_node(self):
-        from ..interpreters.vjp import VJPNode
-
         node = self._leaf_node
         if node is None:
             node = self._leaf_node = VJPNode(None, None, None, None, (), meta=self)
@@ -451,16 +455,6 @@ class Tensor(Tracer):
             raise TypeError("data must be a Tensor")
         self._data = value._data
 
-    @property
-    def T(self):  # noqa: N802 - PyTorch's name
-        from . import _ops
-
-        return _ops.permute(self, tuple(range(self._data.ndim - 1, -1, -1)), name="PermuteBackward0")
-
-    @property
-    def mT(self):  # noqa: N802
-        return self.transpose(-2, -1)
-
     # ----------------------------------------------------------------------
     # autograd methods
 
@@ -513,8 +507,6 @@ class Tensor(Tracer):
         RuntimeError
             If the tensor does not require grad.
         """
-        from ._autograd import _RemovableHandle
-
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._node is None:
@@ -536,8 +528,6 @@ class Tensor(Tracer):
         (``tracegrad.stop_gradient``); a ``vmap`` batch stays batched.
         """
         if type(self._data) is not np.ndarray:
-            from ..primitives import ops
-
             return Tensor._wrap(ops.stop_gradient(self._data))
         t = Tensor._wrap(self._data)
         t._vc = self._vc
@@ -581,6 +571,14 @@ class Tensor(Tracer):
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """The result of a NumPy function applied to tensors (``np.sin(t)``,
+        which read them through :meth:`__array__`) as a tensor, as PyTorch's
+        (a boolean result as ``uint8``, as PyTorch's)."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return Tensor._wrap(array)
 
     def item(self):
         """The value of a one-element tensor as a Python number.
@@ -648,8 +646,6 @@ class Tensor(Tracer):
         return bool((self == value).any())
 
     def __repr__(self):
-        from ._format import format_tensor
-
         if type(self._data) is not np.ndarray:
             # inside a torch.func transform (PyTorch prints its wrapper tensors similarly)
             try:
@@ -678,23 +674,17 @@ class Tensor(Tracer):
         return t
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (np.array(self._data), self._requires_grad))
+        # (pickle saves the data; copy.copy(t) shares it, as PyTorch's)
+        return (_rebuild, (self._data, self._requires_grad))
 
     def __setstate__(self, state):  # pragma: no cover - pickling goes through _rebuild
         pass
 
 
-from . import _autograd as _autograd_module  # noqa: E402
-
-_autograd_module.Tensor = Tensor
-_autograd_module.VersionCounter = VersionCounter
-_autograd_module.Size = Size
-
-
 def _as_data(data):
     """``data`` as a tensor's data: an array, or a functional transform's
     tracer (inside ``tracegrad.torch.func``), kept as it is."""
-    if isinstance(data, Tracer) and not isinstance(data, Tensor):
+    if isinstance(data, ArrayTracer):
         return data
     return np.asarray(data)
 

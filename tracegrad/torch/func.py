@@ -26,9 +26,10 @@ constants of the transform (not recorded on the PyTorch graph).
 import numpy as np
 
 from .. import tree_util as _tu
-from ..core import Tracer
+from ..core import ArrayTracer
 from ..transforms import api as _api
 from ..transforms.batching import vmap as _vmap
+from . import _creation
 from ._tensor import Tensor
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
@@ -50,9 +51,9 @@ def _raise(tree):
 
 
 def _as_tensor(x):
-    if isinstance(x, Tensor) or not isinstance(x, (np.ndarray, np.generic, Tracer)):
-        return x
-    return Tensor._wrap(x)
+    if isinstance(x, (np.ndarray, np.generic, ArrayTracer)):
+        return Tensor._wrap(x)
+    return x
 
 
 def _on_data(func, kwargs=None):
@@ -278,8 +279,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     def wrapper(*args, **kwargs):
         f = _on_data(func, kwargs)
-        from . import _creation
-
         prev = _creation.randomness.mode
         _creation.randomness.mode = randomness
         try:

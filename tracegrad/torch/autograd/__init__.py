@@ -7,12 +7,15 @@ import warnings
 
 from .._autograd import grad, run_backward
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
+from .._creation import tensor as _tensor
 from .._tensor import Tensor
-from . import function  # noqa: F401
+from . import function, functional  # noqa: F401
+from ._gradcheck import gradcheck, gradgradcheck  # noqa: F401  (the functions, as PyTorch's)
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 
 __all__ = ["grad", "backward", "Variable", "Function", "FunctionCtx", "no_grad",
-           "enable_grad", "set_grad_enabled", "functional", "function", "graph"]
+           "enable_grad", "set_grad_enabled", "functional", "function", "gradcheck",
+           "gradgradcheck"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -58,19 +61,7 @@ def Variable(data, requires_grad=False, volatile=None):  # noqa: N802 - PyTorch'
             "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
             UserWarning, stacklevel=2,
         )
-    from .._creation import tensor
-
-    t = data if isinstance(data, Tensor) else tensor(data)
+    t = data if isinstance(data, Tensor) else _tensor(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
-
-
-def __getattr__(name):
-    import importlib
-
-    if name == "functional":
-        return importlib.import_module(f"{__name__}.functional")
-    if name in ("gradcheck", "gradgradcheck"):  # the functions (as in PyTorch)
-        return getattr(importlib.import_module(f"{__name__}._gradcheck"), name)
-    raise AttributeError(f"module 'tracegrad.torch.autograd' has no attribute {name!r}")

@@ -40,8 +40,9 @@ import numpy as np
 from ... import transforms as _tf
 from ...core import concrete_value
 from ...primitives import Primitive, ops
-from .. import _grad_mode
+from .. import _grad_mode, _ops
 from .._autograd import grad as _autograd_grad_fn
+from .._creation import zeros_like
 from .._tensor import Tensor
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
@@ -255,8 +256,6 @@ def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=N
 
 def _graph_jacobian(inputs, outputs, create_graph, strict):
     """Rows of the Jacobian by one backward pass per output element."""
-    from .._ops import stack
-
     blocks = []
     for i, out in enumerate(outputs):
         rows = [[] for _ in inputs]
@@ -281,7 +280,7 @@ def _graph_jacobian(inputs, outputs, create_graph, strict):
         for r, inp in zip(rows, inputs):
             shape = tuple(out.shape) + tuple(inp.shape)
             if r:
-                row.append(stack(r, 0).view(shape))
+                row.append(_ops.stack(r, 0).view(shape))
             else:  # an output without elements
                 row.append(Tensor._wrap(np.zeros(shape, inp._data.dtype)))
         blocks.append(tuple(row))
@@ -556,8 +555,6 @@ def _backward_trick(outputs, inputs, like, v, create_graph, strict, stage):
     ``u`` against ``v`` gives ``J v``: ``jvp`` when ``outputs`` are the
     function's outputs, ``hvp`` when they are its gradient.
     """
-    from .._creation import zeros_like
-
     with _grad_mode.enable_grad():
         u = tuple(zeros_like(t, requires_grad=True) for t in like)
         back = _grad(outputs, inputs, u, create_graph=True)

@@ -11,6 +11,7 @@ registers it, so ``parameters()``, ``state_dict()`` and the optimizers see it.
 """
 import numpy as np
 
+from .._creation import empty
 from .._tensor import Tensor
 
 __all__ = ["Parameter", "Buffer", "is_parameter"]
@@ -42,8 +43,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from .._creation import empty
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(
@@ -116,8 +115,6 @@ class Buffer(metaclass=_BufferMeta):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            from .._creation import empty
-
             data = empty(0)
         t = Tensor._wrap(data._data)  # shares storage and version counter
         t._vc = data._vc

@@ -12,12 +12,14 @@ groups.
 """
 import copy
 import math
+import warnings
 from collections import defaultdict
 
 import numpy as np
 
 from .. import _grad_mode
 from .._tensor import Tensor
+from ..nn.module import _zero_grad
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "required"]
 
@@ -128,8 +130,6 @@ class Optimizer:
                 )
             group.setdefault(key, default)
         if len({id(p) for p in params}) != len(params):
-            import warnings
-
             warnings.warn(
                 "optimizer contains a parameter group with duplicate parameters; in future, "
                 "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
@@ -150,8 +150,6 @@ class Optimizer:
             True (default): set ``.grad`` to None (a following ``step``
             skips the parameter).  False: zero it in place.
         """
-        from ..nn.module import _zero_grad
-
         for group in self.param_groups:
             for p in group["params"]:
                 _zero_grad(p, set_to_none)
