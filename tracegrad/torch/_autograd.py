@@ -221,75 +221,17 @@ def facade(node):
     return f
 
 
-# PyTorch's names for the operations a lone primitive performs, used for
-# nodes that no PyTorch-level operation names (the recorded backward pass of
-# create_graph, and the inside of composite operations).
-_DEFAULT_NAMES = {
-    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
-    "div": "DivBackward0", "neg": "NegBackward0", "pow": "PowBackward1",
-    "integer_pow": "PowBackward0", "exp": "ExpBackward0", "log": "LogBackward0",
-    "sin": "SinBackward0", "cos": "CosBackward0", "tanh": "TanhBackward0",
-    "sqrt": "SqrtBackward0", "abs": "AbsBackward0", "reduce_sum": "SumBackward1",
-    "reshape": "ViewBackward0", "transpose": "PermuteBackward0",
-    "broadcast_to": "ExpandBackward0", "sum_to_shape": "SumToSizeBackward0",
-    "matmul": "MmBackward0", "concatenate": "CatBackward0", "select": "WhereBackward0",
-    "maximum": "MaximumBackward0", "minimum": "MinimumBackward0",
-    "convert_element_type": "ToCopyBackward0", "sigmoid": "SigmoidBackward0",
-    "relu": "ReluBackward0", "clip": "ClampBackward1", "gather": "IndexBackward0",
-    "slice": "SliceBackward0", "log_softmax": "LogSoftmaxBackward0",
-    "softmax": "SoftmaxBackward0", "logsumexp": "LogsumexpBackward0",
-    "reduce_max": "AmaxBackward0", "reduce_min": "AminBackward0",
-}
-
-
 def default_name(prim):
-    name = _DEFAULT_NAMES.get(prim.name)
+    """PyTorch's name of a node recording ``prim`` alone (``Primitive.torch_name``,
+    else derived from the primitive's name: ``log_sigmoid`` -> ``LogSigmoidBackward0``).
+
+    Used for nodes no PyTorch-level operation names: the recorded backward pass
+    of ``create_graph`` and the inside of composite operations.
+    """
+    name = prim.torch_name
     if name is None:
         name = "".join(p.capitalize() for p in prim.name.split("_")) + "Backward0"
     return name
-
-
-# Which saved values each primitive's VJP rules read: (argument indices or
-# "all", reads the output).  Rules that only use shapes read nothing; the
-# backward pass checks the version of exactly what is read, as PyTorch does.
-_NOTHING = ((), False)
-_READS = {
-    "add": _NOTHING, "sub": _NOTHING, "neg": _NOTHING, "reduce_sum": _NOTHING,
-    "reshape": _NOTHING, "transpose": _NOTHING, "broadcast_to": _NOTHING,
-    "sum_to_shape": _NOTHING, "concatenate": _NOTHING, "slice": _NOTHING,
-    "pad": _NOTHING, "rev": _NOTHING, "convert_element_type": _NOTHING,
-    "gather": _NOTHING, "scatter_add": _NOTHING, "cumsum": _NOTHING,
-    "select": ((0,), False), "mul": ((0, 1), False), "exp": ((), True),
-    "expm1": ((), True), "exp2": ((), True), "tanh": ((), True),
-    "sigmoid": ((), True), "sqrt": ((), True), "softmax": ((), True),
-    "log_softmax": ((), True), "log": ((0,), False), "log1p": ((0,), False),
-    "sin": ((0,), False), "cos": ((0,), False), "abs": ((0,), False),
-    "integer_pow": ((0,), False), "matmul": ((0, 1), False), "relu": ((), True),
-    "div": ((1,), True), "maximum": ((0, 1), False), "minimum": ((0, 1), False),
-    "clip": ("all", False),
-}
-
-
-def _mul_reads(has):
-    # d(x*y) = y dx + x dy: each side's rule reads the other operand only
-    return ((1,) if has[0] else ()) + ((0,) if has[1] else ()), False
-
-
-def _div_reads(has):
-    # d(x/y) = dx / y - (x/y) dy / y: both rules read y, only y's reads the output
-    return (1,), bool(has[1])
-
-
-# what a node saves when only some of its arguments are differentiated
-# (PyTorch saves per input: x * 2 keeps nothing of x)
-_READS_BY_PARENT = {"mul": _mul_reads, "div": _div_reads}
-
-
-def _reads(prim):
-    by_parent = _READS_BY_PARENT.get(prim.name)
-    if by_parent is not None:
-        return by_parent, None
-    return _READS.get(prim.name, ("all", True))
 
 
 # --------------------------------------------------------------------------
@@ -343,19 +285,14 @@ def rebind(prim, values, params):
     return Tensor._wrap(out)
 
 
-_ALL = ("all", True)
-_reads_cache = {}
-
-
 def record(prim, params, args, out, name=None, scalar_slots=0):
     """Record ``prim(*args) = out`` and return the output tensor(s)."""
-    reads = _reads_cache.get(prim)
-    if reads is None:
-        reads = _reads_cache[prim] = _reads(prim)
-    idx, reads_out = reads
-    by_parent = reads_out is None
+    reads = prim.reads  # what the VJP rules read: saved and version-checked
+    by_parent = type(reads) is not tuple
     if by_parent:  # depends on which arguments are differentiated
-        idx, reads_out = idx([isinstance(a, Tensor) and a._requires_grad for a in args])
+        idx, reads_out = reads([isinstance(a, Tensor) and a._requires_grad for a in args])
+    else:
+        idx, reads_out = reads
     read_all = idx == "all"
     parents = []
     saved = []

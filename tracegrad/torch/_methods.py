@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from ..primitives import ops
-from ..primitives import registry as _prims
+from ..primitives import structural as _pst
 from . import _dtype, _grad_mode, _ops
 from ._autograd import _derived_edges, group
 from ._tensor import Tensor, VersionCounter
@@ -126,7 +126,7 @@ def getitem(self, idx):
             at = dim + _dims_indexed(i)
         return _ops._composite("IndexBackward0", np_getitem, [x], x, tuple(full))
     if x is self:  # nothing indexed: PyTorch returns an alias
-        x = _ops._view_of(_ops._apply(_prims["reshape"], "AliasBackward0", (self,),
+        x = _ops._view_of(_ops._apply(_pst.reshape_p, "AliasBackward0", (self,),
                                       {"shape": self._data.shape}), self)
     return x
 
@@ -155,7 +155,7 @@ def _slice(x, d, sl, keep_full):
     starts, limits = [0] * x._data.ndim, list(x._data.shape)
     strides = [1] * x._data.ndim
     starts[d], limits[d], strides[d] = start, max(stop, start), step
-    out = _ops._apply(_prims["slice"], "SliceBackward0", (x,),
+    out = _ops._apply(_pst.slice_p, "SliceBackward0", (x,),
                       {"start_indices": tuple(starts), "limit_indices": tuple(limits),
                        "strides": tuple(strides)})
     return _ops._view_of(out, x)
