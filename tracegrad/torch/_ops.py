@@ -16,14 +16,17 @@ import weakref
 
 import numpy as np
 
+from .. import nn as tnn
 from .. import numpy as tnp
+from ..numpy import _indexing as _np_indexing
 from ..primitives import ops
 from ..primitives import elementwise as _pel
 from ..primitives import linalg as _pla
 from ..primitives import nn as _pnn
 from ..primitives import structural as _pst
-from . import _dtype, _grad_mode
-from ._autograd import _CONSTANT, group, rebind, record
+from . import _creation, _dtype, _grad_mode
+from ._autograd import _CONSTANT, group
+from ._autograd import apply as _apply
 from ..core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
 
@@ -58,36 +61,6 @@ def _value(a):
     if isinstance(a, Tensor) and type(a._data) is np.ndarray:
         return a._data
     return a
-
-
-_EMPTY = {}
-
-
-def _apply(prim, name, args, params=_EMPTY, extra_edges=0):
-    """One primitive as one PyTorch operation named ``name`` (the hot path)."""
-    values = []
-    needs = False
-    for a in args:
-        if isinstance(a, Tensor):
-            d = a._data
-            if type(d) is not np.ndarray:  # inside a torch.func transform
-                return _traced(prim, args, params)
-            values.append(d)
-            if a._requires_grad:
-                needs = True
-        else:
-            values.append(a)
-    out = prim.impl(*values, **params)
-    if needs and prim.differentiable and _grad_mode._state.enabled:
-        return record(prim, params, args, out, name, extra_edges)
-    if prim.multiple_results:
-        return [Tensor._wrap(o) for o in out]
-    return Tensor._wrap(out)
-
-
-def _traced(prim, args, params):
-    """:func:`_apply` with a functional transform's tracer among the data."""
-    return rebind(prim, [a._data if isinstance(a, Tensor) else a for a in args], params)
 
 
 def _is_traced(t):
@@ -184,9 +157,7 @@ def _tensor_arg(x, like=None):
     """A Tensor for a tensor-like argument (lists, scalars, arrays)."""
     if isinstance(x, Tensor):
         return x
-    from ._creation import tensor
-
-    return tensor(x)
+    return _creation.tensor(x)
 
 
 def _dims(dim, ndim):
@@ -329,7 +300,7 @@ def _binary_op(prim, name, a, b, reflected):
             if b._data.dtype == a._data.dtype:
                 return _apply(prim, name, (b, a) if reflected else (a, b))
         elif kind in _FAST_SCALARS.get(type(b), ""):
-            return _apply(prim, name, (b, a) if reflected else (a, b), extra_edges=1)
+            return _apply(prim, name, (b, a) if reflected else (a, b), scalar_slots=1)
     if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
         b = _tensor_arg(b)
     if not isinstance(a, Tensor) and not isinstance(a, numbers.Number):
@@ -338,7 +309,7 @@ def _binary_op(prim, name, a, b, reflected):
     scalar_slots = int(not isinstance(b, Tensor) or not isinstance(a, Tensor))
     x, y = (b, a) if reflected else (a, b)
     if _dtype_matches(a, dt) and _dtype_matches(b, dt):
-        return _apply(prim, name, (x, y), extra_edges=scalar_slots)
+        return _apply(prim, name, (x, y), scalar_slots=scalar_slots)
     inputs = [t for t in (x, y) if isinstance(t, Tensor)]
     return _composite(name, lambda: prim.bind(_cast(x, dt), _cast(y, dt)), inputs,
                       scalar_slots=scalar_slots)
@@ -1030,8 +1001,6 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 @_public
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     axes = _red_axes(dim, x)
     return _contiguous(_composite("LogsumexpBackward0", tnn.logsumexp, [x], x, axis=axes,
@@ -1443,9 +1412,7 @@ def select(input, dim, index):
 
 
 def _basic_index(x, idx):
-    from ..numpy._indexing import getitem
-
-    return getitem(x, idx)
+    return _np_indexing.getitem(x, idx)
 
 
 @_public
@@ -1590,8 +1557,6 @@ def _matmul(input, other, name=None):
     _check_matmul_shapes(a._data.shape, b._data.shape)
     if a._data.dtype == dt and b._data.dtype == dt and na >= 2 and nb >= 2:
         return _apply(_pla.matmul_p, name, (a, b))  # the primitive takes rank >= 2
-    from .. import numpy as tnp
-
     return _composite(name, lambda: tnp.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
 
 
@@ -1764,8 +1729,6 @@ def tensordot(a, b, dims=2):
 @_public
 def softmax(input, dim, dtype=None):
     """Softmax along ``dim``."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
@@ -1778,8 +1741,6 @@ def softmax(input, dim, dtype=None):
 @_public
 def log_softmax(input, dim, dtype=None):
     """Log-softmax along ``dim`` (stable)."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
