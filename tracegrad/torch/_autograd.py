@@ -20,7 +20,7 @@ import re
 
 import numpy as np
 
-from ..core import Trace, Tracer, _ctx
+from ..core import Primitive, Trace, Tracer, _ctx
 from ..interpreters.vjp import VJPNode, backward_pass
 from ..primitives.structural import reshape_p
 from . import _grad_mode
@@ -455,12 +455,14 @@ def version_error(value, now, then, producer=None, output_index=0):
 
 def _unpack_values(node):
 
-    meta = node.meta
-    if node.primals is None:
+    primals = node.primals
+    if primals is None:
         return None, None
-    _check_saved(meta, node)
-    primals = [a._data if isinstance(a, _tensor.Tensor) else a for a in node.primals]
-    return primals, node.ans
+    meta = node.meta
+    if meta.saved or meta.reads_output:
+        _check_saved(meta, node)
+    Tensor = _tensor.Tensor
+    return [a._data if isinstance(a, Tensor) else a for a in primals], node.ans
 
 
 def _unpack_tensors(node):
@@ -481,6 +483,8 @@ def _releasable(node):
     meta = node.meta
     if meta.saved or meta.reads_output:
         release = True
+    elif type(node.prim) is Primitive:
+        release = False
     else:
         ctx = getattr(node.prim, "ctx", None)  # a custom Function that saved tensors
         release = ctx is not None and bool(getattr(ctx, "_saved", None))

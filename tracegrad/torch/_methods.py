@@ -23,7 +23,8 @@ __all__ = ["install"]
 
 
 # what the operators take as the other operand (else Python's TypeError, as PyTorch)
-_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)
+# float and int first: an isinstance check against the numbers.Number ABC costs ~0.3 us
+_OPERANDS = (Tensor, float, int, numbers.Number, np.ndarray, np.generic, list, tuple)
 
 
 def _binop(fn, reflected=False):

@@ -26,6 +26,7 @@ from ..primitives import nn as _pnn
 from ..primitives import structural as _pst
 from . import _creation, _dtype, _grad_mode
 from ._autograd import _CONSTANT, group
+from ._autograd import _EMPTY
 from ._autograd import apply as _apply
 from ..core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
@@ -264,12 +265,25 @@ _FAST_SCALARS = {float: "f", int: "fiu"}
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
     try:
-        out = _binary_op(prim, name, a, b, reflected)
+        # fast path: operands of one dtype, or a Python scalar that does not
+        # change the tensor's dtype (the common case, decided without promotion)
+        out = None
+        if isinstance(a, Tensor):
+            dt = a._data.dtype
+            if isinstance(b, Tensor):
+                if b._data.dtype == dt:
+                    out = _apply(prim, name, (b, a) if reflected else (a, b))
+            elif dt.kind in _FAST_SCALARS.get(type(b), ""):
+                out = _apply(prim, name, (b, a) if reflected else (a, b), _EMPTY, 1)
+        if out is None:
+            out = _binary_op(prim, name, a, b, reflected)
     except ValueError:
         _broadcast_error(a, b)  # PyTorch's RuntimeError for shapes that do not broadcast
         raise
     try:
-        if (out._data.flags.c_contiguous
+        data = out._data
+        if data.ndim < 2 or (  # (_layout_of leaves results of rank < 2 as they are)
+                data.flags.c_contiguous
                 and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
                 and (not isinstance(b, Tensor) or b._data.flags.c_contiguous)):
             return out
@@ -292,15 +306,7 @@ def _broadcast_error(a, b):
 
 
 def _binary_op(prim, name, a, b, reflected):
-    # fast path: operands of one dtype, or a Python scalar that does not
-    # change the tensor's dtype (the common case, decided without promotion)
-    if isinstance(a, Tensor):
-        kind = a._data.dtype.kind
-        if isinstance(b, Tensor):
-            if b._data.dtype == a._data.dtype:
-                return _apply(prim, name, (b, a) if reflected else (a, b))
-        elif kind in _FAST_SCALARS.get(type(b), ""):
-            return _apply(prim, name, (b, a) if reflected else (a, b), scalar_slots=1)
+    """:func:`_binary` past its fast path: PyTorch's type promotion."""
     if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
         b = _tensor_arg(b)
     if not isinstance(a, Tensor) and not isinstance(a, numbers.Number):
@@ -332,7 +338,8 @@ def _true_div_dtype(a, b):
 @_public
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and PyTorch's promotion."""
-    _no_out(out, "add")
+    if out is not None:
+        _no_out(out, "add")
     if alpha != 1:
         return _scaled(_pel.add_p, "AddBackward0", input, other, alpha)
     return _binary(_pel.add_p, "AddBackward0", input, other)
@@ -353,7 +360,8 @@ def _scaled(prim, name, a, b, alpha):
 @_public
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``."""
-    _no_out(out, "sub")
+    if out is not None:
+        _no_out(out, "sub")
     if alpha != 1:
         return _scaled(_pel.sub_p, "SubBackward0", input, other, alpha)
     return _binary(_pel.sub_p, "SubBackward0", input, other)
@@ -376,7 +384,8 @@ def rsub(input, other, *, alpha=1):
 @_public
 def mul(input, other, *, out=None):
     """``input * other`` elementwise."""
-    _no_out(out, "mul")
+    if out is not None:
+        _no_out(out, "mul")
     return _binary(_pel.mul_p, "MulBackward0", input, other)
 
 
@@ -387,7 +396,8 @@ __all__.append("multiply")
 @_public
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient."""
-    _no_out(out, "div")
+    if out is not None:
+        _no_out(out, "div")
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
