@@ -599,12 +599,17 @@ def _unary(prim, name, float_only=True, step=False):
     prim_name = prim.name
 
     def fn(input, *, out=None):
-        _no_out(out, prim_name)
-        x = _float_input(input) if float_only else _tensor_arg(input)
+        if out is not None:
+            _no_out(out, prim_name)
+        if isinstance(input, Tensor) and not (float_only and input._data.dtype.kind in "biu"):
+            x = input  # (the common case, without the conversions' calls)
+        else:
+            x = _float_input(input) if float_only else _tensor_arg(input)
         if step:
             return _layout_of(_step_function(name, x, _apply(prim, None, (x,))), x)
+        data = x._data
         try:
-            if x._data.flags.c_contiguous:
+            if data.ndim < 2 or data.flags.c_contiguous:  # (_layout_of: nothing to do)
                 return _apply(prim, name, (x,))
         except AttributeError:  # a tracer has no layout (inside torch.func)
             return _apply(prim, name, (x,))
