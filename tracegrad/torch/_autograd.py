@@ -47,7 +47,7 @@ class NodeMeta:
         ``(node, out_index)``; ``next_functions`` is built from them.  None
         for a one-primitive operation: the edges are then read off the
         node's parents (plus ``scalar_slots`` None entries).
-    saved : list of (int, VersionCounter, int)
+    saved : sequence of (int, VersionCounter, int)
         ``(argument index, counter, version at record time)`` of the saved
         tensors the VJP rules read; checked when the rules run.
     out_versions : list of (VersionCounter, int)
@@ -346,7 +346,9 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
         return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
                 for k, (o, c) in enumerate(zip(out, counters))]
     counter = VersionCounter()
-    meta = NodeMeta(name, None, saved, ((counter, 0),), reads_out, scalar_slots)
+    # (a node that saves nothing shares one empty tuple: one object fewer per
+    # node for Python's garbage collector to traverse while the graph grows)
+    meta = NodeMeta(name, None, saved or (), ((counter, 0),), reads_out, scalar_slots)
     node = VJPNode(prim, params, args, out, tuple(parents), meta)
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
