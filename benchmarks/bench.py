@@ -1,6 +1,7 @@
 """Side-by-side timing of tracegrad against HIPS autograd, PyTorch and JAX.
 
-Runs every library that imports, in this one process, in float64 on the CPU,
+Runs every library that imports, in this one process, in float64 on the CPU
+(torch_train in float32),
 on the workloads of the tracegrad benchmark suite (see benchmarks/README.md)::
 
     python benchmarks/bench.py                      # everything (a few minutes)
