@@ -1,6 +1,7 @@
 """Side-by-side timing of tracegrad against HIPS autograd, PyTorch and JAX.
 
-Runs every library that imports, in this one process, in float64 on the CPU,
+Runs every library that imports, in this one process, in float64 on the CPU
+(torch_train in float32),
 on the workloads of the tracegrad benchmark suite (see benchmarks/README.md)::
 
     python benchmarks/bench.py                      # everything (a few minutes)
@@ -36,21 +37,26 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no accelerator probing
 LIBS = ("tracegrad", "autograd", "torch", "jax")
 PEERS = LIBS[1:]
 WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "torch_chain", "torch_mlp",
-             "cold")
+             "torch_train", "cold")
 # torch_*: the same workload written PyTorch-style (tensors with requires_grad,
 # loss.backward(), .grad), run by tracegrad.torch (the "tracegrad" column) and
 # by PyTorch; the other libraries have no such API and sit these out.
-TORCH_STYLE = ("torch_chain", "torch_mlp")
+TORCH_STYLE = ("torch_chain", "torch_mlp", "torch_train")
 
 # The issue's targets: workload -> (peer, largest allowed tracegrad/peer ratio).
 RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0),
                  "jac": ("autograd", 0.25), "hess": ("torch", 0.25),
-                 "torch_chain": ("torch", 1.0), "torch_mlp": ("torch", 1.2)}
+                 "torch_chain": ("torch", 1.0), "torch_mlp": ("torch", 1.0),
+                 "torch_train": ("torch", 1.0)}
 # per_example's target compares tracegrad with itself: the per-example
 # gradients of a batch against one gradient of the mean over that batch.
 SELF_TARGETS = {"per_example": ("mlp", 3.0)}
 COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
 
+
+# torch_train: the MLP's layer sizes and the number of optimizer steps
+TRAIN_SIZES = (64, 256, 256, 10)
+TRAIN_STEPS = 50
 
 # ==========================================================================
 # inputs: the same NumPy arrays for every library
@@ -61,6 +67,14 @@ def make_data(workload, seed=0):
     if workload == "per_example":
         workload = "mlp"
     rng = np.random.default_rng(seed)
+    if workload == "train":  # float32: initial weights, and one batch per step
+        sizes = TRAIN_SIZES
+        return {
+            "params": [(rng.uniform(-1, 1, (m, n)) / np.sqrt(n), rng.uniform(-1, 1, m) / np.sqrt(n))
+                       for n, m in zip(sizes[:-1], sizes[1:])],
+            "x": rng.standard_normal((TRAIN_STEPS, 128, sizes[0])).astype(np.float32),
+            "y": rng.integers(0, sizes[-1], (TRAIN_STEPS, 128)),
+        }
     if workload == "chain":
         return {"x": rng.standard_normal(16)}
     if workload == "mlp":
@@ -156,6 +170,8 @@ def torch_style_setup(torch, workload, d):
     the loss, ``loss.backward()``, then the leaves' ``.grad`` (reset to None
     before each step, as ``optimizer.zero_grad()`` does).
     """
+    if workload == "torch_train":
+        return torch_train_setup(torch, d)
     F = torch.nn.functional
 
     def tensor(a):
@@ -172,6 +188,39 @@ def torch_style_setup(torch, workload, d):
             leaf.grad = None
         fn(arg).backward()
         return [leaf.grad for leaf in leaves]
+
+    return run
+
+
+def torch_train_setup(torch, d):
+    """``run()`` of torch_train: a whole float32 training loop, as a PyTorch user
+    writes it (an ``nn.Sequential`` MLP with GELU, cross entropy with label
+    smoothing, AdamW stepped by a StepLR schedule), from the same initial
+    weights each run; it returns the last loss and the final parameters."""
+    nn = torch.nn
+    layers = []
+    for n, m in zip(TRAIN_SIZES[:-1], TRAIN_SIZES[1:]):
+        layers += [nn.Linear(n, m), nn.GELU()]
+    model = nn.Sequential(*layers[:-1])
+    linears = [m for m in model if isinstance(m, nn.Linear)]
+    xs = [torch.from_numpy(x) for x in d["x"]]
+    ys = [torch.from_numpy(y) for y in d["y"]]
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+
+    def run():
+        with torch.no_grad():
+            for lin, (w, b) in zip(linears, d["params"]):
+                lin.weight.copy_(torch.from_numpy(w.astype(np.float32)))
+                lin.bias.copy_(torch.from_numpy(b.astype(np.float32)))
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=20, gamma=0.5)
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            sched.step()
+        return [loss.detach()] + [p.detach().clone() for p in model.parameters()]
 
     return run
 
@@ -410,6 +459,10 @@ def summarize(samples):
 # ==========================================================================
 # the in-process workloads
 
+# float32 workloads agree to float32 rounding (50 optimizer steps amplify it a little)
+AGREEMENT_TOLERANCE = {"torch_train": {"rtol": 1e-3, "atol": 1e-4}}
+
+
 def check_agreement(workload, runs):
     """Compare every peer's result with tracegrad's.
 
@@ -421,7 +474,8 @@ def check_agreement(workload, runs):
             continue
         got = to_numpy(run())
         shapes_ok = [a.shape for a in got] == [a.shape for a in reference]
-        if not shapes_ok or not all(np.allclose(a, b) for a, b in zip(reference, got)):
+        tol = AGREEMENT_TOLERANCE.get(workload, {})
+        if not shapes_ok or not all(np.allclose(a, b, **tol) for a, b in zip(reference, got)):
             detail = (
                 f"shapes {[a.shape for a in got]} vs {[a.shape for a in reference]}"
                 if not shapes_ok

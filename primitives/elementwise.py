@@ -81,6 +81,8 @@ def _def_derivative(prim, deriv):
 # unary math
 
 neg_p = _primitive("neg", np.negative)
+neg_p.reads = ((), False)
+neg_p.torch_name = "NegBackward0"
 defjvp(neg_p, lambda g, ans, x: neg(g))
 defvjp(neg_p, lambda ct, ans, x: neg(ct))
 
@@ -91,6 +93,8 @@ def neg(x):
 
 
 abs_p = _primitive("abs", np.abs)
+abs_p.reads = ((0,), False)
+abs_p.torch_name = "AbsBackward0"
 _def_derivative(abs_p, lambda ans, x: sign(x))  # abs'(0) = sign(0) = 0
 
 
@@ -100,6 +104,8 @@ def abs(x):  # noqa: A001 - NumPy's name
 
 
 exp_p = _primitive("exp", np.exp, vecmath.exp)
+exp_p.reads = ((), True)
+exp_p.torch_name = "ExpBackward0"
 _def_derivative(exp_p, lambda ans, x: ans)
 
 
@@ -109,6 +115,7 @@ def exp(x):
 
 
 exp2_p = _primitive("exp2", np.exp2)
+exp2_p.reads = ((), True)
 _def_derivative(exp2_p, lambda ans, x: mul(ans, _LN2))
 
 
@@ -118,6 +125,7 @@ def exp2(x):
 
 
 expm1_p = _primitive("expm1", np.expm1)
+expm1_p.reads = ((), True)
 _def_derivative(expm1_p, lambda ans, x: add(ans, 1.0))
 
 
@@ -127,6 +135,8 @@ def expm1(x):
 
 
 log_p = _primitive("log", np.log)
+log_p.reads = ((0,), False)
+log_p.torch_name = "LogBackward0"
 _def_derivative(log_p, lambda ans, x: reciprocal(x))
 
 
@@ -154,6 +164,7 @@ def log10(x):
 
 
 log1p_p = _primitive("log1p", np.log1p)
+log1p_p.reads = ((0,), False)
 _def_derivative(log1p_p, lambda ans, x: reciprocal(add(x, 1.0)))
 
 
@@ -163,6 +174,8 @@ def log1p(x):
 
 
 sqrt_p = _primitive("sqrt", np.sqrt)
+sqrt_p.reads = ((), True)
+sqrt_p.torch_name = "SqrtBackward0"
 _def_derivative(sqrt_p, lambda ans, x: div(0.5, ans))  # sqrt'(0) = inf
 
 
@@ -181,6 +194,8 @@ def cbrt(x):
 
 
 sin_p = _primitive("sin", np.sin, vecmath.sin)
+sin_p.reads = ((0,), False)
+sin_p.torch_name = "SinBackward0"
 defjvp(sin_p, lambda g, ans, x: sin_grad(g, x))
 defvjp(sin_p, lambda ct, ans, x: sin_grad(ct, x))
 
@@ -191,6 +206,8 @@ def sin(x):
 
 
 cos_p = _primitive("cos", np.cos, vecmath.cos)
+cos_p.reads = ((0,), False)
+cos_p.torch_name = "CosBackward0"
 defjvp(cos_p, lambda g, ans, x: cos_grad(g, x))
 defvjp(cos_p, lambda ct, ans, x: cos_grad(ct, x))
 
@@ -300,6 +317,8 @@ def cosh(x):
 # tanh: the derivative ``g * (1 - tanh(x)**2)`` is three passes in NumPy; it
 # runs as one fused kernel, ``tanh_grad``, a primitive with its own rules.
 tanh_p = _primitive("tanh", np.tanh, vecmath.tanh)
+tanh_p.reads = ((), True)
+tanh_p.torch_name = "TanhBackward0"
 defjvp(tanh_p, lambda g, ans, x: tanh_grad(g, ans))
 defvjp(tanh_p, lambda ct, ans, x: tanh_grad(ct, ans))
 
@@ -424,6 +443,8 @@ def floor_divide(x, y):
 # binary math (broadcasting)
 
 add_p = _primitive("add", np.add)
+add_p.reads = ((), False)
+add_p.torch_name = "AddBackward0"
 defjvp(add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
 defvjp_broadcasting(add_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: ct)
 
@@ -434,6 +455,8 @@ def add(x, y):
 
 
 sub_p = _primitive("sub", np.subtract)
+sub_p.reads = ((), False)
+sub_p.torch_name = "SubBackward0"
 defjvp(sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: neg(g))
 defvjp_broadcasting(sub_p, lambda ct, ans, x, y: ct, lambda ct, ans, x, y: neg(ct))
 
@@ -444,6 +467,10 @@ def sub(x, y):
 
 
 mul_p = _primitive("mul", np.multiply)
+# d(x*y) = y dx + x dy: each side's rule reads the other operand only (x * 2
+# keeps nothing of x); ``has`` flags the differentiated arguments
+mul_p.reads = lambda has: (((1,) if has[0] else ()) + ((0,) if has[1] else ()), False)
+mul_p.torch_name = "MulBackward0"
 defjvp(mul_p, lambda g, ans, x, y: mul(g, y), lambda g, ans, x, y: mul(x, g))
 defvjp_broadcasting(
     mul_p, lambda ct, ans, x, y: mul(ct, y), lambda ct, ans, x, y: mul(x, ct)
@@ -456,6 +483,9 @@ def mul(x, y):
 
 
 div_p = _primitive("div", np.true_divide)
+# d(x/y) = dx / y - (x/y) dy / y: both rules read y, only y's reads the output
+div_p.reads = lambda has: ((1,), bool(has[1]))
+div_p.torch_name = "DivBackward0"
 defjvp(
     div_p,
     lambda g, ans, x, y: div(g, y),
@@ -508,6 +538,7 @@ def _times(deriv):
 
 
 pow_p = _primitive("pow", np.power)
+pow_p.torch_name = "PowBackward1"
 defjvp(pow_p, _times(_pow_dx), _times(_pow_dy))
 defvjp_broadcasting(pow_p, _times(_pow_dx), _times(_pow_dy))
 
@@ -524,6 +555,8 @@ def pow(x, y):  # noqa: A001 - NumPy's power
 
 
 integer_pow_p = Primitive("integer_pow")
+integer_pow_p.reads = ((0,), False)
+integer_pow_p.torch_name = "PowBackward0"
 
 
 @integer_pow_p.def_impl
@@ -595,6 +628,8 @@ def _tie_share(wins):
 
 
 maximum_p = _primitive("maximum", np.maximum)
+maximum_p.reads = ((0, 1), False)
+maximum_p.torch_name = "MaximumBackward0"
 defjvp(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
 defvjp_broadcasting(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
 
@@ -605,6 +640,8 @@ def maximum(x, y):
 
 
 minimum_p = _primitive("minimum", np.minimum)
+minimum_p.reads = ((0, 1), False)
+minimum_p.torch_name = "MinimumBackward0"
 defjvp(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
 defvjp_broadcasting(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
 
@@ -708,6 +745,8 @@ def logaddexp(x, y):
 # selection
 
 select_p = _primitive("select", np.where)
+select_p.reads = ((0,), False)
+select_p.torch_name = "WhereBackward0"
 defvjp_broadcasting(
     select_p,
     None,
@@ -733,6 +772,8 @@ def select(condition, x, y):
 
 
 clip_p = Primitive("clip")
+clip_p.reads = ("all", False)
+clip_p.torch_name = "ClampBackward1"
 
 
 @clip_p.def_impl

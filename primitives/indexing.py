@@ -62,6 +62,8 @@ def _flat_positions(idx, size, pre, n):
 # --------------------------------------------------------------------------
 # gather
 gather_p = Primitive("gather")
+gather_p.reads = ((), False)
+gather_p.torch_name = "IndexBackward0"
 
 
 @gather_p.def_impl
@@ -139,6 +141,7 @@ def gather(x, idx, axis):
 # --------------------------------------------------------------------------
 # scatter_add
 scatter_add_p = Primitive("scatter_add")
+scatter_add_p.reads = ((), False)
 
 
 @kernel

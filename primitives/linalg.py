@@ -177,6 +177,8 @@ def _fold_batch_into_columns(prim, a, b, db):
 # matmul: stacks of matrices (both operands at least 2-D; the tracegrad.numpy
 # wrapper handles NumPy's 1-D promotion rules)
 matmul_p = Primitive("matmul")
+matmul_p.reads = ((0, 1), False)
+matmul_p.torch_name = "MmBackward0"
 
 
 @matmul_p.def_impl

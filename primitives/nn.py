@@ -253,6 +253,8 @@ def _sigmoid_numpy(x):
 
 
 sigmoid_p = Primitive("sigmoid")
+sigmoid_p.reads = ((), True)
+sigmoid_p.torch_name = "SigmoidBackward0"
 defbatch_elementwise(sigmoid_p)
 
 
@@ -394,6 +396,8 @@ def softplus_grad(g, x):
 # relu: max(x, 0) with relu'(0) = 0 (maximum would split the tie, giving 0.5)
 
 relu_p = Primitive("relu")
+relu_p.reads = ((), True)
+relu_p.torch_name = "ReluBackward0"
 defbatch_elementwise(relu_p)
 
 
@@ -455,6 +459,8 @@ def _softmax_numpy(x, axis):
 
 
 softmax_p = Primitive("softmax")
+softmax_p.reads = ((), True)
+softmax_p.torch_name = "SoftmaxBackward0"
 defbatch_axes(softmax_p)
 
 
@@ -541,6 +547,8 @@ def _log_softmax_numpy(x, axis):
 
 
 log_softmax_p = Primitive("log_softmax")
+log_softmax_p.reads = ((), True)
+log_softmax_p.torch_name = "LogSoftmaxBackward0"
 defbatch_axes(log_softmax_p)
 
 
@@ -666,6 +674,7 @@ def _logsumexp_numpy(x, axis):
 
 
 logsumexp_p = Primitive("logsumexp")
+logsumexp_p.torch_name = "LogsumexpBackward0"
 defbatch_axes(logsumexp_p)
 
 

@@ -137,7 +137,9 @@ def _extremum_prim(name, np_fn):
 
 
 reduce_max_p = _extremum_prim("reduce_max", np.max)
+reduce_max_p.torch_name = "AmaxBackward0"
 reduce_min_p = _extremum_prim("reduce_min", np.min)
+reduce_min_p.torch_name = "AminBackward0"
 
 
 def reduce_max(x, axes):
@@ -551,6 +553,7 @@ def _scan_aval(np_fn):
 
 
 cumsum_p = Primitive("cumsum")
+cumsum_p.reads = ((), False)
 defbatch_axes(cumsum_p, "axis")
 cumsum_p.def_impl(_scan_impl(np.cumsum, False))
 cumsum_p.def_abstract_eval(_scan_aval(np.cumsum))

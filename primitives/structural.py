@@ -49,6 +49,8 @@ _pyslice = builtins.slice
 # --------------------------------------------------------------------------
 # reshape
 reshape_p = Primitive("reshape")
+reshape_p.reads = ((), False)
+reshape_p.torch_name = "ViewBackward0"
 
 
 @reshape_p.def_impl
@@ -86,6 +88,8 @@ def reshape(x, shape):
 # --------------------------------------------------------------------------
 # transpose
 transpose_p = Primitive("transpose")
+transpose_p.reads = ((), False)
+transpose_p.torch_name = "PermuteBackward0"
 
 
 @transpose_p.def_impl
@@ -127,6 +131,8 @@ def transpose(x, axes):
 # --------------------------------------------------------------------------
 # broadcast_to
 broadcast_to_p = Primitive("broadcast_to")
+broadcast_to_p.reads = ((), False)
+broadcast_to_p.torch_name = "ExpandBackward0"
 
 
 @broadcast_to_p.def_impl
@@ -165,6 +171,8 @@ def broadcast_to(x, shape):
 # --------------------------------------------------------------------------
 # sum_to_shape: the one unbroadcast reduction
 sum_to_shape_p = Primitive("sum_to_shape")
+sum_to_shape_p.reads = ((), False)
+sum_to_shape_p.torch_name = "SumToSizeBackward0"
 
 
 def _sum_to_shape_axes(in_shape, shape):
@@ -240,6 +248,8 @@ def sum_to_shape(x, shape):
 # --------------------------------------------------------------------------
 # reduce_sum
 reduce_sum_p = Primitive("reduce_sum")
+reduce_sum_p.reads = ((), False)
+reduce_sum_p.torch_name = "SumBackward1"
 
 
 @reduce_sum_p.def_impl
@@ -275,6 +285,8 @@ def reduce_sum(x, axes):
 # --------------------------------------------------------------------------
 # convert_element_type
 convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p.reads = ((), False)
+convert_element_type_p.torch_name = "ToCopyBackward0"
 
 
 @convert_element_type_p.def_impl
@@ -317,6 +329,8 @@ def convert_element_type(x, dtype):
 # --------------------------------------------------------------------------
 # concatenate
 concatenate_p = Primitive("concatenate")
+concatenate_p.reads = ((), False)
+concatenate_p.torch_name = "CatBackward0"
 
 
 @concatenate_p.def_impl
@@ -361,6 +375,8 @@ def stack_rows(rows):
 # --------------------------------------------------------------------------
 # slice (static, positive strides)
 slice_p = Primitive("slice")
+slice_p.reads = ((), False)
+slice_p.torch_name = "SliceBackward0"
 
 
 @slice_p.def_impl
@@ -422,6 +438,7 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 - lax's 
 # --------------------------------------------------------------------------
 # pad (static config of (low, high, interior) per axis, all >= 0)
 pad_p = Primitive("pad")
+pad_p.reads = ((), False)
 
 
 def _padded_shape(shape, config):
@@ -480,6 +497,7 @@ def pad(x, config, value=0.0):
 # --------------------------------------------------------------------------
 # rev (flip along static axes)
 rev_p = Primitive("rev")
+rev_p.reads = ((), False)
 
 
 @rev_p.def_impl

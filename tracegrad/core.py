@@ -372,6 +372,12 @@ def dtype_of(x):
     return d if d is not None else np.asarray(x).dtype
 
 
+#: ``Primitive.reads`` of a rule that reads every argument and the output.
+READS_ALL = ("all", True)
+#: ``Primitive.reads`` of a rule that reads no value (only shapes, dtypes).
+READS_NOTHING = ((), False)
+
+
 class Primitive:
     """A primitive operation.
 
@@ -387,6 +393,22 @@ class Primitive:
     differentiable : bool
         False for operations whose outputs carry no derivative (comparisons,
         argmax, integer results).  Interpreters pass them straight through.
+    reads : tuple or callable
+        What the reverse rule reads of the recorded values, so what an
+        eager recorder (the PyTorch layer) must keep and version-check:
+        ``(argnums, reads_output)``, where ``argnums`` is a tuple of argument
+        indices or ``"all"`` and ``reads_output`` says whether the rule reads
+        the output.  Rules that use only shapes read nothing:
+        ``((), False)``.  A callable takes one flag per argument (True if it
+        is differentiated) and returns such a pair, for rules whose reads
+        depend on it (``x * y``: each side's rule reads the other operand).
+        Default :data:`READS_ALL` (every argument and the output), always
+        safe.
+    torch_name : str or None
+        PyTorch's name for the backward node of this primitive alone
+        (``"MulBackward0"``), shown as ``grad_fn`` where no PyTorch-level
+        operation names the node.  None (default): the name is derived from
+        ``name`` (``"log_sigmoid"`` -> ``"LogSigmoidBackward0"``).
     """
 
     __slots__ = (
@@ -398,6 +420,8 @@ class Primitive:
         "vjp",
         "batch",
         "differentiable",
+        "reads",
+        "torch_name",
         "__weakref__",
     )
 
@@ -412,6 +436,8 @@ class Primitive:
         self.vjp = None
         self.batch = None
         self.differentiable = True
+        self.reads = READS_ALL
+        self.torch_name = None
         registry[name] = self
 
     def bind(self, *args, **params):

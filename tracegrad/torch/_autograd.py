@@ -20,11 +20,13 @@ import re
 
 import numpy as np
 
-from ..core import Trace, Tracer, _ctx
+from ..core import Primitive, Trace, Tracer, _ctx
 from ..interpreters.vjp import VJPNode, backward_pass
+from ..primitives.structural import reshape_p
 from . import _grad_mode
 
-__all__ = ["TORCH", "TorchTrace", "GradFn", "AccumulateGrad", "run_backward", "grad"]
+__all__ = ["TORCH", "TorchTrace", "apply", "GradFn", "AccumulateGrad", "run_backward", "grad"]
+
 
 
 # --------------------------------------------------------------------------
@@ -44,7 +46,7 @@ class NodeMeta:
         ``(node, out_index)``; ``next_functions`` is built from them.  None
         for a one-primitive operation: the edges are then read off the
         node's parents (plus ``scalar_slots`` None entries).
-    saved : list of (int, VersionCounter, int)
+    saved : sequence of (int, VersionCounter, int)
         ``(argument index, counter, version at record time)`` of the saved
         tensors the VJP rules read; checked when the rules run.
     out_versions : list of (VersionCounter, int)
@@ -110,7 +112,7 @@ def _derived_edges(node):
     by_index = {i: (parent, k) for i, parent, k in node.parents}
     positions = node.meta.edges
     if positions is None:
-        positions = [i for i, a in enumerate(node.primals or ()) if isinstance(a, Tensor)]
+        positions = [i for i, a in enumerate(node.primals or ()) if isinstance(a, _tensor.Tensor)]
     edges = [by_index.get(i) for i in positions]
     edges += [None] * node.meta.scalar_slots
     return edges
@@ -217,75 +219,17 @@ def facade(node):
     return f
 
 
-# PyTorch's names for the operations a lone primitive performs, used for
-# nodes that no PyTorch-level operation names (the recorded backward pass of
-# create_graph, and the inside of composite operations).
-_DEFAULT_NAMES = {
-    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
-    "div": "DivBackward0", "neg": "NegBackward0", "pow": "PowBackward1",
-    "integer_pow": "PowBackward0", "exp": "ExpBackward0", "log": "LogBackward0",
-    "sin": "SinBackward0", "cos": "CosBackward0", "tanh": "TanhBackward0",
-    "sqrt": "SqrtBackward0", "abs": "AbsBackward0", "reduce_sum": "SumBackward1",
-    "reshape": "ViewBackward0", "transpose": "PermuteBackward0",
-    "broadcast_to": "ExpandBackward0", "sum_to_shape": "SumToSizeBackward0",
-    "matmul": "MmBackward0", "concatenate": "CatBackward0", "select": "WhereBackward0",
-    "maximum": "MaximumBackward0", "minimum": "MinimumBackward0",
-    "convert_element_type": "ToCopyBackward0", "sigmoid": "SigmoidBackward0",
-    "relu": "ReluBackward0", "clip": "ClampBackward1", "gather": "IndexBackward0",
-    "slice": "SliceBackward0", "log_softmax": "LogSoftmaxBackward0",
-    "softmax": "SoftmaxBackward0", "logsumexp": "LogsumexpBackward0",
-    "reduce_max": "AmaxBackward0", "reduce_min": "AminBackward0",
-}
-
-
 def default_name(prim):
-    name = _DEFAULT_NAMES.get(prim.name)
+    """PyTorch's name of a node recording ``prim`` alone (``Primitive.torch_name``,
+    else derived from the primitive's name: ``log_sigmoid`` -> ``LogSigmoidBackward0``).
+
+    Used for nodes no PyTorch-level operation names: the recorded backward pass
+    of ``create_graph`` and the inside of composite operations.
+    """
+    name = prim.torch_name
     if name is None:
         name = "".join(p.capitalize() for p in prim.name.split("_")) + "Backward0"
     return name
-
-
-# Which saved values each primitive's VJP rules read: (argument indices or
-# "all", reads the output).  Rules that only use shapes read nothing; the
-# backward pass checks the version of exactly what is read, as PyTorch does.
-_NOTHING = ((), False)
-_READS = {
-    "add": _NOTHING, "sub": _NOTHING, "neg": _NOTHING, "reduce_sum": _NOTHING,
-    "reshape": _NOTHING, "transpose": _NOTHING, "broadcast_to": _NOTHING,
-    "sum_to_shape": _NOTHING, "concatenate": _NOTHING, "slice": _NOTHING,
-    "pad": _NOTHING, "rev": _NOTHING, "convert_element_type": _NOTHING,
-    "gather": _NOTHING, "scatter_add": _NOTHING, "cumsum": _NOTHING,
-    "select": ((0,), False), "mul": ((0, 1), False), "exp": ((), True),
-    "expm1": ((), True), "exp2": ((), True), "tanh": ((), True),
-    "sigmoid": ((), True), "sqrt": ((), True), "softmax": ((), True),
-    "log_softmax": ((), True), "log": ((0,), False), "log1p": ((0,), False),
-    "sin": ((0,), False), "cos": ((0,), False), "abs": ((0,), False),
-    "integer_pow": ((0,), False), "matmul": ((0, 1), False), "relu": ((), True),
-    "div": ((1,), True), "maximum": ((0, 1), False), "minimum": ((0, 1), False),
-    "clip": ("all", False),
-}
-
-
-def _mul_reads(has):
-    # d(x*y) = y dx + x dy: each side's rule reads the other operand only
-    return ((1,) if has[0] else ()) + ((0,) if has[1] else ()), False
-
-
-def _div_reads(has):
-    # d(x/y) = dx / y - (x/y) dy / y: both rules read y, only y's reads the output
-    return (1,), bool(has[1])
-
-
-# what a node saves when only some of its arguments are differentiated
-# (PyTorch saves per input: x * 2 keeps nothing of x)
-_READS_BY_PARENT = {"mul": _mul_reads, "div": _div_reads}
-
-
-def _reads(prim):
-    by_parent = _READS_BY_PARENT.get(prim.name)
-    if by_parent is not None:
-        return by_parent, None
-    return _READS.get(prim.name, ("all", True))
 
 
 # --------------------------------------------------------------------------
@@ -293,66 +237,82 @@ def _reads(prim):
 
 
 class TorchTrace(Trace):
-    """The eager trace of :class:`Tensor` values (see the module docstring)."""
+    """The eager trace of :class:`Tensor` values (see the module docstring).
+
+    A primitive bound on tensors (by ``tracegrad.numpy``, the NumPy-style
+    ``nn`` functions, or the rules of a ``create_graph`` backward pass) is
+    handed here by the eval trace; ``tracegrad.torch``'s own operations call
+    :func:`apply` directly, with PyTorch's name for the node.  Both run the
+    same function.
+    """
 
     __slots__ = ()
     eager = True
 
     def process_primitive(self, prim, args, params):
-
-        values = list(args)
-        needs_grad = False
-        traced = False
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                d = values[i] = a._data
-                needs_grad = needs_grad or a._requires_grad
-                if type(d) is not np.ndarray:
-                    traced = True
-            elif isinstance(a, Tracer):
-                traced = True
-        if traced:
-            return rebind(prim, values, params)
-        out = prim.impl(*values, **params)
-        if not (needs_grad and prim.differentiable and _grad_mode._state.enabled):
-            if prim.multiple_results:
-                return [Tensor._wrap(o) for o in out]
-            return Tensor._wrap(out)
-        return record(prim, params, list(args), out)
+        return apply(prim, None, args, params)
 
 
 TORCH = TorchTrace(None)
+_EMPTY = {}
 
 
-def rebind(prim, values, params):
-    """``prim`` applied to ``values`` (tensors' data, some of them tracers of a
-    functional transform: ``tracegrad.torch.func``), as tensors.
+def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
+    """``prim(*args, **params)`` on tensors, recorded if it needs a gradient.
 
-    The current trace is the functional transform's (an eager trace is never
-    current), so binding the unwrapped values hands the operation to it; the
-    result is wrapped in tensors that are not recorded on the PyTorch graph
-    (the transform differentiates them).
+    The one dispatch path of the PyTorch layer (the hot path: kept lean).
+
+    Parameters
+    ----------
+    prim : Primitive
+    name : str or None
+        PyTorch's name of the recorded node (None: the primitive's own,
+        :func:`default_name`).
+    args : sequence
+        Tensors and numbers.  A tensor whose data is a functional transform's
+        tracer (inside ``tracegrad.torch.func``), or such a tracer itself,
+        hands the operation to that transform (:func:`rebind`).
+    params : dict
+        The primitive's static parameters.
+    scalar_slots : int
+        ``next_functions`` entries (None) for wrapped Python scalars.
+
+    Returns
+    -------
+    Tensor or list of Tensor
     """
-    out = prim.bind(*values, **params)
-    if prim.multiple_results:
-        return [Tensor._wrap(o) for o in out]
-    return Tensor._wrap(out)
+    Tensor = _tensor.Tensor
+    values = []
+    needs = False
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._data
+            if type(d) is not np.ndarray:  # inside a torch.func transform
+                return rebind(prim, [b._data if isinstance(b, Tensor) else b for b in args],
+                              params)
+            values.append(d)
+            if a._requires_grad:
+                needs = True
+        elif isinstance(a, Tracer):
+            return rebind(prim, [b._data if isinstance(b, Tensor) else b for b in args], params)
+        else:
+            values.append(a)
+    out = prim.impl(*values, **params)
+    if not (needs and prim.differentiable and _grad_mode._state.enabled):
+        if prim.multiple_results:
+            return [Tensor._wrap(o) for o in out]
+        return Tensor._wrap(out)
 
-
-_ALL = ("all", True)
-_reads_cache = {}
-
-
-def record(prim, params, args, out, name=None, scalar_slots=0):
-    """Record ``prim(*args) = out`` and return the output tensor(s)."""
-    reads = _reads_cache.get(prim)
-    if reads is None:
-        reads = _reads_cache[prim] = _reads(prim)
-    idx, reads_out = reads
-    by_parent = reads_out is None
+    # record the node: its differentiated parents, and the saved values its
+    # VJP rules read (Primitive.reads), with their versions
+    reads = prim.reads
+    by_parent = type(reads) is not tuple
     if by_parent:  # depends on which arguments are differentiated
-        idx, reads_out = idx([isinstance(a, Tensor) and a._requires_grad for a in args])
+        idx, reads_out = reads([isinstance(a, Tensor) and a._requires_grad for a in args])
+    else:
+        idx, reads_out = reads
     read_all = idx == "all"
+    VersionCounter = _tensor.VersionCounter
     parents = []
     saved = []
     i = -1
@@ -385,11 +345,28 @@ def record(prim, params, args, out, name=None, scalar_slots=0):
         return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
                 for k, (o, c) in enumerate(zip(out, counters))]
     counter = VersionCounter()
-    meta = NodeMeta(name, None, saved, ((counter, 0),), reads_out, scalar_slots)
+    # (a node that saves nothing shares one empty tuple: one object fewer per
+    # node for Python's garbage collector to traverse while the graph grows)
+    meta = NodeMeta(name, None, saved or (), ((counter, 0),), reads_out, scalar_slots)
     node = VJPNode(prim, params, args, out, tuple(parents), meta)
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
+
+
+def rebind(prim, values, params):
+    """``prim`` applied to ``values`` (tensors' data, some of them tracers of a
+    functional transform: ``tracegrad.torch.func``), as tensors.
+
+    The current trace is the functional transform's (an eager trace is never
+    current), so binding the unwrapped values hands the operation to it; the
+    result is wrapped in tensors that are not recorded on the PyTorch graph
+    (the transform differentiates them).
+    """
+    out = prim.bind(*values, **params)
+    if prim.multiple_results:
+        return [_tensor.Tensor._wrap(o) for o in out]
+    return _tensor.Tensor._wrap(out)
 
 
 class _Constant:
@@ -420,15 +397,13 @@ def group(out, name, inputs, scalar_slots=0):
     node is recorded so the result still has its own ``grad_fn``.
     """
 
-    if not isinstance(out, Tensor) or out._node is None:
+    if not isinstance(out, _tensor.Tensor) or out._node is None:
         return out
     if any(out is t for t in inputs) or out._node.meta.facade is not None:
-        from ..primitives.structural import reshape_p
-
         out = reshape_p.bind(out, shape=tuple(out._data.shape))
     meta = out._node.meta
     meta.name = name
-    meta.edges = [t._edge() if isinstance(t, Tensor) else None for t in inputs]
+    meta.edges = [t._edge() if isinstance(t, _tensor.Tensor) else None for t in inputs]
     meta.edges += [None] * scalar_slots
     return out
 
@@ -441,7 +416,7 @@ def _check_saved(meta, node):
     for i, counter, version in meta.saved:
         if counter.value != version:
             value = node.primals[i]
-            grad_fn = value.grad_fn if isinstance(value, Tensor) else None
+            grad_fn = value.grad_fn if isinstance(value, _tensor.Tensor) else None
             raise version_error(value, counter.value, version,
                                 None if grad_fn is None else grad_fn.name())
             # (PyTorch 2.13 says "output 0" here whatever the tensor's output_nr)
@@ -481,12 +456,14 @@ def version_error(value, now, then, producer=None, output_index=0):
 
 def _unpack_values(node):
 
-    meta = node.meta
-    if node.primals is None:
+    primals = node.primals
+    if primals is None:
         return None, None
-    _check_saved(meta, node)
-    primals = [a._data if isinstance(a, Tensor) else a for a in node.primals]
-    return primals, node.ans
+    meta = node.meta
+    if meta.saved or meta.reads_output:
+        _check_saved(meta, node)
+    Tensor = _tensor.Tensor
+    return [a._data if isinstance(a, Tensor) else a for a in primals], node.ans
 
 
 def _unpack_tensors(node):
@@ -496,10 +473,10 @@ def _unpack_tensors(node):
         return None, None
     _check_saved(meta, node)
     if node.prim.multiple_results:
-        ans = [Tensor._from_node(a, node, k, meta.out_versions[k][0])
+        ans = [_tensor.Tensor._from_node(a, node, k, meta.out_versions[k][0])
                for k, a in enumerate(node.ans)]
     else:
-        ans = Tensor._from_node(node.ans, node, 0, meta.out_versions[0][0])
+        ans = _tensor.Tensor._from_node(node.ans, node, 0, meta.out_versions[0][0])
     return list(node.primals), ans
 
 
@@ -507,6 +484,8 @@ def _releasable(node):
     meta = node.meta
     if meta.saved or meta.reads_output:
         release = True
+    elif type(node.prim) is Primitive:
+        release = False
     else:
         ctx = getattr(node.prim, "ctx", None)  # a custom Function that saved tensors
         release = ctx is not None and bool(getattr(ctx, "_saved", None))
@@ -514,7 +493,7 @@ def _releasable(node):
             ctx._freed = True
     if release and meta.edges is None:  # the graph keeps its structure once freed
         meta.edges = _TensorPositions(
-            [i for i, a in enumerate(node.primals) if isinstance(a, Tensor)])
+            [i for i, a in enumerate(node.primals) if isinstance(a, _tensor.Tensor)])
     return release
 
 
@@ -536,7 +515,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     direct = []  # outputs that are themselves leaves
     handed = {}  # id -> every array/tensor given out as a gradient (see _finish)
     for k, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        if not isinstance(t, Tensor):
+        if not isinstance(t, _tensor.Tensor):
             raise TypeError(f"expected a Tensor as output {k}, got {type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError(
@@ -554,7 +533,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         if accumulate and not wanted:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in wanted:
-            if not isinstance(t, Tensor):
+            if not isinstance(t, _tensor.Tensor):
                 raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
             if not t._requires_grad:
                 raise RuntimeError(
@@ -653,30 +632,30 @@ def _initial_cotangent(t, g, k, create_graph):
         if t._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return np.ones(t._data.shape, t._data.dtype)
-    if isinstance(g, Tensor):
+    if isinstance(g, _tensor.Tensor):
         gdata = g._data
     else:
         gdata = np.asarray(g, dtype=t._data.dtype)
     if gdata.shape != t._data.shape:
         raise RuntimeError(
-            f"Mismatch in shape: grad_output[{k}] has a shape of {Size(gdata.shape)} and "
-            f"output[{k}] has a shape of {Size(t._data.shape)}."
+            f"Mismatch in shape: grad_output[{k}] has a shape of {_tensor.Size(gdata.shape)} and "
+            f"output[{k}] has a shape of {_tensor.Size(t._data.shape)}."
         )
     if gdata.dtype != t._data.dtype:
         gdata = gdata.astype(t._data.dtype)
-        if isinstance(g, Tensor):
+        if isinstance(g, _tensor.Tensor):
             g = g.to(t.dtype)
-    return g if (create_graph and isinstance(g, Tensor)) else gdata
+    return g if (create_graph and isinstance(g, _tensor.Tensor)) else gdata
 
 
 def _as_array(g):
 
-    return g._data if isinstance(g, Tensor) else g
+    return g._data if isinstance(g, _tensor.Tensor) else g
 
 
 def _as_tensor(g):
 
-    return g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
+    return g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(g))
 
 
 def _finish(ct, like, create_graph, handed=None):
@@ -688,21 +667,21 @@ def _finish(ct, like, create_graph, handed=None):
     memory, or accumulating into one would change the other.
     """
 
-    if isinstance(ct, Tensor):
+    if isinstance(ct, _tensor.Tensor):
         if create_graph:
             if handed is not None:
                 if id(ct) in handed:
                     ct = ct.clone()
                 handed[id(ct)] = ct
             return ct
-        return Tensor._wrap(np.array(ct._data))
+        return _tensor.Tensor._wrap(np.array(ct._data))
     data = np.asarray(ct)
     if (not (data.flags.owndata and data.flags.writeable) or data is like._data
             or (handed is not None and id(data) in handed)):
         data = np.array(data)
     if handed is not None:
         handed[id(data)] = data
-    return Tensor._wrap(data.reshape(like._data.shape))
+    return _tensor.Tensor._wrap(data.reshape(like._data.shape))
 
 
 def _as_tensor_tuple(ct, create_graph, node):
@@ -781,11 +760,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     elif materialize_grads and not allow_unused:
         raise ValueError("Expected allow_unused to be True or not passed when "
                          "materialize_grads=True, but got: allow_unused=False.")
-    outs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
-    ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    outs = (outputs,) if isinstance(outputs, _tensor.Tensor) else tuple(outputs)
+    ins = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
     if grad_outputs is None:
         gos = (None,) * len(outs)
-    elif isinstance(grad_outputs, Tensor):
+    elif isinstance(grad_outputs, _tensor.Tensor):
         gos = (grad_outputs,)
     else:
         gos = tuple(grad_outputs)
@@ -802,12 +781,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "used in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = Tensor._wrap(np.zeros_like(t._data))
+                g = _tensor.Tensor._wrap(np.zeros_like(t._data))
         final.append(g)
     return tuple(final)
 
 
 # Last: ._tensor builds Tensor on TORCH and this module's node types, and this
-# module uses the tensor classes only at call time (tracegrad.torch imports
-# this module before ._tensor, so this line runs ._tensor).
-from ._tensor import Size, Tensor, VersionCounter  # noqa: E402
+# module reads the tensor classes (``_tensor.Tensor``) only at call time
+# (tracegrad.torch imports this module before ._tensor, so this line runs ._tensor).
+from . import _tensor  # noqa: E402

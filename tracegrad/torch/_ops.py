@@ -16,11 +16,18 @@ import weakref
 
 import numpy as np
 
+from .. import nn as tnn
 from .. import numpy as tnp
+from ..numpy import _indexing as _np_indexing
 from ..primitives import ops
-from ..primitives import registry as _prims
-from . import _dtype, _grad_mode
-from ._autograd import _CONSTANT, group, rebind, record
+from ..primitives import elementwise as _pel
+from ..primitives import linalg as _pla
+from ..primitives import nn as _pnn
+from ..primitives import structural as _pst
+from . import _creation, _dtype, _grad_mode
+from ._autograd import _CONSTANT, group
+from ._autograd import _EMPTY
+from ._autograd import apply as _apply
 from ..core import Tracer
 from ._tensor import Size, Tensor, _dim, check_device
 
@@ -57,36 +64,6 @@ def _value(a):
     return a
 
 
-_EMPTY = {}
-
-
-def _apply(prim, name, args, params=_EMPTY, extra_edges=0):
-    """One primitive as one PyTorch operation named ``name`` (the hot path)."""
-    values = []
-    needs = False
-    for a in args:
-        if isinstance(a, Tensor):
-            d = a._data
-            if type(d) is not np.ndarray:  # inside a torch.func transform
-                return _traced(prim, args, params)
-            values.append(d)
-            if a._requires_grad:
-                needs = True
-        else:
-            values.append(a)
-    out = prim.impl(*values, **params)
-    if needs and prim.differentiable and _grad_mode._state.enabled:
-        return record(prim, params, args, out, name, extra_edges)
-    if prim.multiple_results:
-        return [Tensor._wrap(o) for o in out]
-    return Tensor._wrap(out)
-
-
-def _traced(prim, args, params):
-    """:func:`_apply` with a functional transform's tracer among the data."""
-    return rebind(prim, [a._data if isinstance(a, Tensor) else a for a in args], params)
-
-
 def _is_traced(t):
     """True for a tensor inside a ``torch.func`` transform (its data is a tracer)."""
     return isinstance(t, Tensor) and type(t._data) is not np.ndarray
@@ -101,7 +78,7 @@ def _composite(name, fn, inputs, *args, scalar_slots=0, **kwargs):
     out = fn(*args, **kwargs)
     if isinstance(out, Tensor) and out._node is None and out._requires_grad:
         # ``fn`` returned a leaf input unchanged: the operation still gets its own node
-        out = _prims["reshape"].bind(out, shape=out._data.shape)
+        out = _pst.reshape_p.bind(out, shape=out._data.shape)
     return group(_wrap_result(out), name, inputs, scalar_slots)
 
 
@@ -181,9 +158,7 @@ def _tensor_arg(x, like=None):
     """A Tensor for a tensor-like argument (lists, scalars, arrays)."""
     if isinstance(x, Tensor):
         return x
-    from ._creation import tensor
-
-    return tensor(x)
+    return _creation.tensor(x)
 
 
 def _dims(dim, ndim):
@@ -290,12 +265,25 @@ _FAST_SCALARS = {float: "f", int: "fiu"}
 def _binary(prim, name, a, b, reflected=False):
     """``prim(a, b)`` with PyTorch's promotion; ``b`` may be a Python scalar."""
     try:
-        out = _binary_op(prim, name, a, b, reflected)
+        # fast path: operands of one dtype, or a Python scalar that does not
+        # change the tensor's dtype (the common case, decided without promotion)
+        out = None
+        if isinstance(a, Tensor):
+            dt = a._data.dtype
+            if isinstance(b, Tensor):
+                if b._data.dtype == dt:
+                    out = _apply(prim, name, (b, a) if reflected else (a, b))
+            elif dt.kind in _FAST_SCALARS.get(type(b), ""):
+                out = _apply(prim, name, (b, a) if reflected else (a, b), _EMPTY, 1)
+        if out is None:
+            out = _binary_op(prim, name, a, b, reflected)
     except ValueError:
         _broadcast_error(a, b)  # PyTorch's RuntimeError for shapes that do not broadcast
         raise
     try:
-        if (out._data.flags.c_contiguous
+        data = out._data
+        if data.ndim < 2 or (  # (_layout_of leaves results of rank < 2 as they are)
+                data.flags.c_contiguous
                 and (not isinstance(a, Tensor) or a._data.flags.c_contiguous)
                 and (not isinstance(b, Tensor) or b._data.flags.c_contiguous)):
             return out
@@ -318,15 +306,7 @@ def _broadcast_error(a, b):
 
 
 def _binary_op(prim, name, a, b, reflected):
-    # fast path: operands of one dtype, or a Python scalar that does not
-    # change the tensor's dtype (the common case, decided without promotion)
-    if isinstance(a, Tensor):
-        kind = a._data.dtype.kind
-        if isinstance(b, Tensor):
-            if b._data.dtype == a._data.dtype:
-                return _apply(prim, name, (b, a) if reflected else (a, b))
-        elif kind in _FAST_SCALARS.get(type(b), ""):
-            return _apply(prim, name, (b, a) if reflected else (a, b), extra_edges=1)
+    """:func:`_binary` past its fast path: PyTorch's type promotion."""
     if not isinstance(b, Tensor) and not isinstance(b, numbers.Number):
         b = _tensor_arg(b)
     if not isinstance(a, Tensor) and not isinstance(a, numbers.Number):
@@ -335,7 +315,7 @@ def _binary_op(prim, name, a, b, reflected):
     scalar_slots = int(not isinstance(b, Tensor) or not isinstance(a, Tensor))
     x, y = (b, a) if reflected else (a, b)
     if _dtype_matches(a, dt) and _dtype_matches(b, dt):
-        return _apply(prim, name, (x, y), extra_edges=scalar_slots)
+        return _apply(prim, name, (x, y), scalar_slots=scalar_slots)
     inputs = [t for t in (x, y) if isinstance(t, Tensor)]
     return _composite(name, lambda: prim.bind(_cast(x, dt), _cast(y, dt)), inputs,
                       scalar_slots=scalar_slots)
@@ -358,10 +338,11 @@ def _true_div_dtype(a, b):
 @_public
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and PyTorch's promotion."""
-    _no_out(out, "add")
+    if out is not None:
+        _no_out(out, "add")
     if alpha != 1:
-        return _scaled(_prims["add"], "AddBackward0", input, other, alpha)
-    return _binary(_prims["add"], "AddBackward0", input, other)
+        return _scaled(_pel.add_p, "AddBackward0", input, other, alpha)
+    return _binary(_pel.add_p, "AddBackward0", input, other)
 
 
 def _scaled(prim, name, a, b, alpha):
@@ -379,10 +360,11 @@ def _scaled(prim, name, a, b, alpha):
 @_public
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other``."""
-    _no_out(out, "sub")
+    if out is not None:
+        _no_out(out, "sub")
     if alpha != 1:
-        return _scaled(_prims["sub"], "SubBackward0", input, other, alpha)
-    return _binary(_prims["sub"], "SubBackward0", input, other)
+        return _scaled(_pel.sub_p, "SubBackward0", input, other, alpha)
+    return _binary(_pel.sub_p, "SubBackward0", input, other)
 
 
 subtract = sub
@@ -402,8 +384,9 @@ def rsub(input, other, *, alpha=1):
 @_public
 def mul(input, other, *, out=None):
     """``input * other`` elementwise."""
-    _no_out(out, "mul")
-    return _binary(_prims["mul"], "MulBackward0", input, other)
+    if out is not None:
+        _no_out(out, "mul")
+    return _binary(_pel.mul_p, "MulBackward0", input, other)
 
 
 multiply = mul
@@ -413,19 +396,20 @@ __all__.append("multiply")
 @_public
 def div(input, other, *, rounding_mode=None, out=None):
     """``input / other``; ``rounding_mode`` ``"trunc"`` or ``"floor"`` rounds the quotient."""
-    _no_out(out, "div")
+    if out is not None:
+        _no_out(out, "div")
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
         dt = _result_np_dtype(input, other)
-        q = _binary(_prims["div"], "DivBackward0", _cast_tensor_or_scalar(input, _true_div_dtype(input, other)), other)
+        q = _binary(_pel.div_p, "DivBackward0", _cast_tensor_or_scalar(input, _true_div_dtype(input, other)), other)
         r = q.floor() if rounding_mode == "floor" else q.trunc()
         return r.to(_dtype.as_dtype(dt)) if dt.kind in "iu" else r
     dt = _true_div_dtype(input, other)
     # integer operands are divided as floats; float operands are promoted by _binary
     # (inside the operation, as PyTorch: no conversion node of its own)
     a = input if _result_np_dtype(input, other) == dt else _cast_tensor_or_scalar(input, dt)
-    return _binary(_prims["div"], "DivBackward0", a, other)
+    return _binary(_pel.div_p, "DivBackward0", a, other)
 
 
 def _cast_tensor_or_scalar(x, dt):
@@ -451,7 +435,7 @@ def floor_divide(input, other):
 @_public
 def remainder(input, other):
     """Python's ``%``: remainder with the sign of ``other``."""
-    return _binary(_prims["mod"], "RemainderBackward0", input, other)
+    return _binary(_pel.mod_p, "RemainderBackward0", input, other)
 
 
 @_public
@@ -488,10 +472,10 @@ def pow(input, exponent):  # noqa: A001 - PyTorch's name
                 _no_negative_int_powers(np.asarray(e))
             if e >= 0 or dt.kind == "f":
                 if xc is x:
-                    return _apply(_prims["integer_pow"], "PowBackward0", (x,), {"y": e})
+                    return _apply(_pel.integer_pow_p, "PowBackward0", (x,), {"y": e})
                 return _composite("PowBackward0", lambda: ops.integer_pow(xc, e), [x])
         return _composite("PowBackward0", lambda: ops.pow(xc, float(exponent)), [x])
-    return _binary(_prims["pow"], "PowBackward1", input, exponent)
+    return _binary(_pel.pow_p, "PowBackward1", input, exponent)
 
 
 def _no_negative_int_powers(e):
@@ -513,7 +497,7 @@ def _as64(x):
 @_public
 def atan2(input, other):
     """Angle of ``(other, input)`` elementwise (``arctan2(input, other)``)."""
-    return _binary(_prims["arctan2"], "Atan2Backward0", input, other)
+    return _binary(_pel.arctan2_p, "Atan2Backward0", input, other)
 
 
 arctan2 = atan2
@@ -523,13 +507,13 @@ __all__.append("arctan2")
 @_public
 def maximum(input, other):
     """Elementwise maximum; at ties the gradient is split evenly."""
-    return _binary(_prims["maximum"], "MaximumBackward0", input, other)
+    return _binary(_pel.maximum_p, "MaximumBackward0", input, other)
 
 
 @_public
 def minimum(input, other):
     """Elementwise minimum; at ties the gradient is split evenly."""
-    return _binary(_prims["minimum"], "MinimumBackward0", input, other)
+    return _binary(_pel.minimum_p, "MinimumBackward0", input, other)
 
 
 fmax, fmin = maximum, minimum
@@ -539,13 +523,13 @@ __all__ += ["fmax", "fmin"]
 @_public
 def hypot(input, other):
     """``sqrt(input**2 + other**2)`` elementwise."""
-    return _binary(_prims["hypot"], "HypotBackward0", input, other)
+    return _binary(_pel.hypot_p, "HypotBackward0", input, other)
 
 
 @_public
 def logaddexp(input, other):
     """``log(exp(input) + exp(other))`` computed stably."""
-    return _binary(_prims["logaddexp"], "LogaddexpBackward0", input, other)
+    return _binary(_pel.logaddexp_p, "LogaddexpBackward0", input, other)
 
 
 def _compare(prim):
@@ -555,15 +539,15 @@ def _compare(prim):
     return fn
 
 
-eq = _compare(_prims["eq"])
-ne = not_equal = _compare(_prims["ne"])
-lt = less = _compare(_prims["lt"])
-le = less_equal = _compare(_prims["le"])
-gt = greater = _compare(_prims["gt"])
-ge = greater_equal = _compare(_prims["ge"])
-logical_and = _compare(_prims["logical_and"])
-logical_or = _compare(_prims["logical_or"])
-logical_xor = _compare(_prims["logical_xor"])
+eq = _compare(_pel.eq_p)
+ne = not_equal = _compare(_pel.ne_p)
+lt = less = _compare(_pel.lt_p)
+le = less_equal = _compare(_pel.le_p)
+gt = greater = _compare(_pel.gt_p)
+ge = greater_equal = _compare(_pel.ge_p)
+logical_and = _compare(_pel.logical_and_p)
+logical_or = _compare(_pel.logical_or_p)
+logical_xor = _compare(_pel.logical_xor_p)
 __all__ += ["eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater",
             "ge", "greater_equal", "logical_and", "logical_or", "logical_xor"]
 
@@ -571,7 +555,7 @@ __all__ += ["eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "gr
 @_public
 def logical_not(input):
     """Elementwise logical not (bool result)."""
-    return _apply(_prims["logical_not"], None, (input,))
+    return _apply(_pel.logical_not_p, None, (input,))
 
 
 @_public
@@ -609,18 +593,23 @@ def _float_input(x):
     return x
 
 
-def _unary(prim_name, name, float_only=True, step=False):
-    """The elementwise operation of primitive ``prim_name`` (``step``: a step
+def _unary(prim, name, float_only=True, step=False):
+    """The elementwise operation of primitive ``prim`` (``step``: a step
     function of its input, recorded with a zero gradient, see _step_function)."""
-    prim = _prims[prim_name]
+    prim_name = prim.name
 
     def fn(input, *, out=None):
-        _no_out(out, prim_name)
-        x = _float_input(input) if float_only else _tensor_arg(input)
+        if out is not None:
+            _no_out(out, prim_name)
+        if isinstance(input, Tensor) and not (float_only and input._data.dtype.kind in "biu"):
+            x = input  # (the common case, without the conversions' calls)
+        else:
+            x = _float_input(input) if float_only else _tensor_arg(input)
         if step:
             return _layout_of(_step_function(name, x, _apply(prim, None, (x,))), x)
+        data = x._data
         try:
-            if x._data.flags.c_contiguous:
+            if data.ndim < 2 or data.flags.c_contiguous:  # (_layout_of: nothing to do)
                 return _apply(prim, name, (x,))
         except AttributeError:  # a tracer has no layout (inside torch.func)
             return _apply(prim, name, (x,))
@@ -632,29 +621,29 @@ def _unary(prim_name, name, float_only=True, step=False):
     return fn
 
 
-exp = _unary("exp", "ExpBackward0")
-exp2 = _unary("exp2", "Exp2Backward0")
-expm1 = _unary("expm1", "Expm1Backward0")
-log = _unary("log", "LogBackward0")
-log2 = _unary("log2", "Log2Backward0")
-log10 = _unary("log10", "Log10Backward0")
-log1p = _unary("log1p", "Log1PBackward0")
-sqrt = _unary("sqrt", "SqrtBackward0")
-sin = _unary("sin", "SinBackward0")
-cos = _unary("cos", "CosBackward0")
-tan = _unary("tan", "TanBackward0")
-asin = arcsin = _unary("arcsin", "AsinBackward0")
-acos = arccos = _unary("arccos", "AcosBackward0")
-atan = arctan = _unary("arctan", "AtanBackward0")
-sinh = _unary("sinh", "SinhBackward0")
-cosh = _unary("cosh", "CoshBackward0")
-tanh = _unary("tanh", "TanhBackward0")
-asinh = arcsinh = _unary("arcsinh", "AsinhBackward0")
-acosh = arccosh = _unary("arccosh", "AcoshBackward0")
-atanh = arctanh = _unary("arctanh", "AtanhBackward0")
-sigmoid = _unary("sigmoid", "SigmoidBackward0")
-neg = negative = _unary("neg", "NegBackward0", float_only=False)
-abs = absolute = _unary("abs", "AbsBackward0", float_only=False)  # noqa: A001
+exp = _unary(_pel.exp_p, "ExpBackward0")
+exp2 = _unary(_pel.exp2_p, "Exp2Backward0")
+expm1 = _unary(_pel.expm1_p, "Expm1Backward0")
+log = _unary(_pel.log_p, "LogBackward0")
+log2 = _unary(_pel.log2_p, "Log2Backward0")
+log10 = _unary(_pel.log10_p, "Log10Backward0")
+log1p = _unary(_pel.log1p_p, "Log1PBackward0")
+sqrt = _unary(_pel.sqrt_p, "SqrtBackward0")
+sin = _unary(_pel.sin_p, "SinBackward0")
+cos = _unary(_pel.cos_p, "CosBackward0")
+tan = _unary(_pel.tan_p, "TanBackward0")
+asin = arcsin = _unary(_pel.arcsin_p, "AsinBackward0")
+acos = arccos = _unary(_pel.arccos_p, "AcosBackward0")
+atan = arctan = _unary(_pel.arctan_p, "AtanBackward0")
+sinh = _unary(_pel.sinh_p, "SinhBackward0")
+cosh = _unary(_pel.cosh_p, "CoshBackward0")
+tanh = _unary(_pel.tanh_p, "TanhBackward0")
+asinh = arcsinh = _unary(_pel.arcsinh_p, "AsinhBackward0")
+acosh = arccosh = _unary(_pel.arccosh_p, "AcoshBackward0")
+atanh = arctanh = _unary(_pel.arctanh_p, "AtanhBackward0")
+sigmoid = _unary(_pnn.sigmoid_p, "SigmoidBackward0")
+neg = negative = _unary(_pel.neg_p, "NegBackward0", float_only=False)
+abs = absolute = _unary(_pel.abs_p, "AbsBackward0", float_only=False)  # noqa: A001
 
 
 def _step_function(name, x, out):
@@ -666,12 +655,12 @@ def _step_function(name, x, out):
     return _composite(name, lambda: ops.select(np.ones(x._data.shape, bool), out, x), [x])
 
 
-sign = _unary("sign", "SignBackward0", float_only=False, step=True)
-floor = _unary("floor", "FloorBackward0", float_only=False, step=True)
-ceil = _unary("ceil", "CeilBackward0", float_only=False, step=True)
-isnan = _unary("isnan", None, float_only=False)
-isinf = _unary("isinf", None, float_only=False)
-isfinite = _unary("isfinite", None, float_only=False)
+sign = _unary(_pel.sign_p, "SignBackward0", float_only=False, step=True)
+floor = _unary(_pel.floor_p, "FloorBackward0", float_only=False, step=True)
+ceil = _unary(_pel.ceil_p, "CeilBackward0", float_only=False, step=True)
+isnan = _unary(_pel.isnan_p, None, float_only=False)
+isinf = _unary(_pel.isinf_p, None, float_only=False)
+isfinite = _unary(_pel.isfinite_p, None, float_only=False)
 __all__ += ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos",
             "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh",
             "tanh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "sigmoid",
@@ -683,7 +672,7 @@ __all__ += ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "si
 def relu(input):
     """``max(input, 0)``; the gradient at 0 is 0."""
     x = _tensor_arg(input)
-    return _layout_of(_apply(_prims["relu"], "ReluBackward0", (x,)), x)
+    return _layout_of(_apply(_pnn.relu_p, "ReluBackward0", (x,)), x)
 
 
 @_public
@@ -691,7 +680,7 @@ def round(input, *, decimals=0):  # noqa: A001
     """Round half to even (a zero gradient)."""
     x = _tensor_arg(input)
     name = "RoundBackward0" if decimals == 0 else "RoundBackward1"
-    out = _apply(_prims["round"], None, (x,), {"decimals": int(decimals)})
+    out = _apply(_pel.round_p, None, (x,), {"decimals": int(decimals)})
     return _layout_of(_step_function(name, x, out), x)
 
 
@@ -730,7 +719,7 @@ def square(input):
 def erf(input):
     """The error function."""
     x = _float_input(input)
-    return _layout_of(_apply(_prims["erf"], "ErfBackward0", (x,)), x)
+    return _layout_of(_apply(_pnn.erf_p, "ErfBackward0", (x,)), x)
 
 
 @_public
@@ -748,7 +737,7 @@ def clamp(input, min=None, max=None):  # noqa: A002
         dt = _result_np_dtype(x, lo, hi)
         if dt != x._data.dtype:
             x = _cast(x, dt)
-    return _apply(_prims["clip"], "ClampBackward1", (x, lo, hi))
+    return _apply(_pel.clip_p, "ClampBackward1", (x, lo, hi))
 
 
 clip = clamp
@@ -828,7 +817,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     axes = _red_axes(dim, x)
     name = "SumBackward0" if dim is None else "SumBackward1"
     if axes is None and not keepdim:
-        return _apply(_prims["reduce_sum"], name, (x,), {"axes": tuple(range(x._data.ndim))})
+        return _apply(_pst.reduce_sum_p, name, (x,), {"axes": tuple(range(x._data.ndim))})
     return _contiguous(_composite(name, tnp.sum, [x], x, axis=axes, keepdims=keepdim))
 
 
@@ -1027,8 +1016,6 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 @_public
 def logsumexp(input, dim, keepdim=False):
     """``log(sum(exp(input), dim))`` computed stably."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     axes = _red_axes(dim, x)
     return _contiguous(_composite("LogsumexpBackward0", tnn.logsumexp, [x], x, axis=axes,
@@ -1173,8 +1160,8 @@ def reshape(input, *shape):
     elif _viewable(x._data, new):
         name = "ReshapeAliasBackward0"
     else:
-        return _apply(_prims["reshape"], "UnsafeViewBackward0", (clone(x),), {"shape": new})
-    out = _apply(_prims["reshape"], name, (x,), {"shape": new})
+        return _apply(_pst.reshape_p, "UnsafeViewBackward0", (clone(x),), {"shape": new})
+    out = _apply(_pst.reshape_p, name, (x,), {"shape": new})
     return _view_of(out, x)
 
 
@@ -1195,7 +1182,7 @@ def view(self, *shape):
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    return _view_of(_apply(_prims["reshape"], "ViewBackward0", (self,), {"shape": new}), self)
+    return _view_of(_apply(_pst.reshape_p, "ViewBackward0", (self,), {"shape": new}), self)
 
 
 @_public
@@ -1222,7 +1209,7 @@ def permute(input, *dims, name="PermuteBackward0"):
     perm = tuple(_dim(d, x._data.ndim) for d in _shape_args(dims))
     if sorted(perm) != list(range(x._data.ndim)):
         raise RuntimeError("permute(): dims must be a permutation of the dimensions")
-    out = _apply(_prims["transpose"], name, (x,), {"axes": perm})
+    out = _apply(_pst.transpose_p, name, (x,), {"axes": perm})
     return _view_of(out, x)
 
 
@@ -1257,7 +1244,7 @@ def unsqueeze(input, dim):
     x = _tensor_arg(input)
     d = _dim(dim, x._data.ndim + 1)
     shape = x._data.shape[:d] + (1,) + x._data.shape[d:]
-    out = _apply(_prims["reshape"], "UnsqueezeBackward0", (x,), {"shape": shape})
+    out = _apply(_pst.reshape_p, "UnsqueezeBackward0", (x,), {"shape": shape})
     return _view_of(out, x)
 
 
@@ -1273,7 +1260,7 @@ def squeeze(input, dim=None):
         dims = _dims(dim if isinstance(dim, (list, tuple)) else (dim,), x._data.ndim) if x._data.ndim else ()
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         name = "SqueezeBackward1" if not isinstance(dim, (list, tuple)) else "SqueezeBackward2"
-    out = _apply(_prims["reshape"], name, (x,), {"shape": new})
+    out = _apply(_pst.reshape_p, name, (x,), {"shape": new})
     return _view_of(out, x)
 
 
@@ -1296,7 +1283,7 @@ def expand(input, *sizes):
             f"The expanded size of the tensor must match the existing size at non-singleton "
             f"dimensions. Target sizes: {list(sizes)}.  Tensor sizes: {list(x._data.shape)}"
         ) from None
-    out = _apply(_prims["broadcast_to"], "ExpandBackward0", (x,), {"shape": shape})
+    out = _apply(_pst.broadcast_to_p, "ExpandBackward0", (x,), {"shape": shape})
     return _view_of(out, x)
 
 
@@ -1420,7 +1407,7 @@ def narrow(input, dim, start, length, name="SliceBackward0"):
     starts = [0] * x._data.ndim
     limits = list(x._data.shape)
     starts[d], limits[d] = start, start + int(length)
-    out = _apply(_prims["slice"], name, (x,), {"start_indices": tuple(starts),
+    out = _apply(_pst.slice_p, name, (x,), {"start_indices": tuple(starts),
                                                  "limit_indices": tuple(limits),
                                                  "strides": (1,) * x._data.ndim})
     return _view_of(out, x)
@@ -1440,9 +1427,7 @@ def select(input, dim, index):
 
 
 def _basic_index(x, idx):
-    from ..numpy._indexing import getitem
-
-    return getitem(x, idx)
+    return _np_indexing.getitem(x, idx)
 
 
 @_public
@@ -1451,7 +1436,7 @@ def flip(input, dims):
     x = _tensor_arg(input)
     dims = dims if isinstance(dims, (list, tuple)) else (dims,)
     axes = tuple(_dim(d, x._data.ndim) for d in dims)
-    out = _apply(_prims["rev"], "FlipBackward0", (x,), {"axes": tuple(sorted(axes))})
+    out = _apply(_pst.rev_p, "FlipBackward0", (x,), {"axes": tuple(sorted(axes))})
     return _layout_of(_contiguous(out, x), x)  # a copy, laid out like x (as PyTorch)
 
 
@@ -1558,7 +1543,7 @@ def clone(input, *, memory_format=None):
     """A copy with its own storage (recorded: ``CloneBackward0``)."""
     x = _tensor_arg(input)
     if _is_traced(x):
-        return _apply(_prims["reshape"], None, (x,), {"shape": x._data.shape})
+        return _apply(_pst.reshape_p, None, (x,), {"shape": x._data.shape})
     if not _needs_grad(x):
         return Tensor._wrap(np.array(x._data))
     out = _composite("CloneBackward0", lambda: ops.add(x, 0), [x])
@@ -1586,9 +1571,7 @@ def _matmul(input, other, name=None):
         raise RuntimeError("both arguments to matmul need to be at least 1D")
     _check_matmul_shapes(a._data.shape, b._data.shape)
     if a._data.dtype == dt and b._data.dtype == dt and na >= 2 and nb >= 2:
-        return _apply(_prims["matmul"], name, (a, b))  # the primitive takes rank >= 2
-    from .. import numpy as tnp
-
+        return _apply(_pla.matmul_p, name, (a, b))  # the primitive takes rank >= 2
     return _composite(name, lambda: tnp.matmul(_cast(a, dt), _cast(b, dt)), [a, b])
 
 
@@ -1761,8 +1744,6 @@ def tensordot(a, b, dims=2):
 @_public
 def softmax(input, dim, dtype=None):
     """Softmax along ``dim``."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
@@ -1775,8 +1756,6 @@ def softmax(input, dim, dtype=None):
 @_public
 def log_softmax(input, dim, dtype=None):
     """Log-softmax along ``dim`` (stable)."""
-    from .. import nn as tnn
-
     x = _float_input(input)
     if dtype is not None:
         x = x.to(dtype)
@@ -1808,10 +1787,10 @@ def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, **k
     if target.dtype == self._data.dtype and not copy:
         return self
     if type(self._data) is not np.ndarray:  # inside torch.func
-        return _apply(_prims["convert_element_type"], None, (self,), {"dtype": target.dtype})
+        return _apply(_pst.convert_element_type_p, None, (self,), {"dtype": target.dtype})
     if not _needs_grad(self) or target.dtype.kind not in "fc":
         return Tensor._wrap(self._data.astype(target.dtype))
-    return _apply(_prims["convert_element_type"], "ToCopyBackward0", (self,), {"dtype": target.dtype})
+    return _apply(_pst.convert_element_type_p, "ToCopyBackward0", (self,), {"dtype": target.dtype})
 
 
 _TORCH_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double"}
