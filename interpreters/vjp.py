@@ -92,16 +92,25 @@ class VJPTrace(Trace):
         return VJPTracer(self, primal, VJPNode(None, None, None, primal, ()))
 
     def process_primitive(self, prim, args, params):
-        primals = list(args)
-        parents = []
-        for i, a in enumerate(args):
+        # The hot path of reverse mode: one pass over the arguments, no list
+        # unless one of them is this trace's tracer, no node unless needed.
+        parents = None
+        i = 0
+        for a in args:
             if type(a) is VJPTracer and a._trace is self:
+                if parents is None:
+                    primals = list(args)
+                    parents = [(i, a.node, a.out_index)]
+                else:
+                    parents.append((i, a.node, a.out_index))
                 primals[i] = a.primal
-                parents.append((i, a.node, a.out_index))
             elif isinstance(a, Tracer) and not a._trace.alive:
                 raise self.leaked(a)
+            i += 1
+        if parents is None:
+            return self.parent.process_primitive(prim, args, params)
         out = self.parent.process_primitive(prim, primals, params)
-        if not parents or not prim.differentiable:
+        if not prim.differentiable:
             return out
         if prim.vjp is None:
             raise NotImplementedError(
@@ -114,7 +123,7 @@ class VJPTrace(Trace):
                 VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
                 for k, o in enumerate(out)
             ]
-        if not _traced_dtype(prim, out):
+        if out.dtype.kind != "f" and not _traced_dtype(prim, out):
             return out
         return VJPTracer(self, out, node, 0)
 
@@ -133,7 +142,8 @@ def _traced_dtype(prim, x):
 
 def _accumulate(cts, owned, heap, node, k, ct):
     """Add ``ct`` to output ``k`` of ``node``; queue the node on its first cotangent."""
-    if node.prim is not None and node.prim.multiple_results:
+    prim = node.prim
+    if prim is not None and prim.multiple_results:
         slot = cts.get(node)
         if slot is None:
             slot = cts[node] = [None] * len(node.ans)
@@ -143,9 +153,15 @@ def _accumulate(cts, owned, heap, node, k, ct):
     old = cts.get(node)
     if old is None:
         cts[node] = ct
-        if node.prim is not None:
+        if prim is not None:
             heapq.heappush(heap, (-node.seq, node))
-    elif node in owned and isinstance(ct, (np.ndarray, np.generic)):
+    else:
+        _add_to(cts, owned, node, old, ct)
+
+
+def _add_to(cts, owned, node, old, ct):
+    """Sum a further cotangent ``ct`` into ``node``'s running total ``old``."""
+    if node in owned and isinstance(ct, (np.ndarray, np.generic)):
         # ``old`` is a sum this pass allocated and nothing else has seen:
         # add in place (no allocation, a third less memory traffic).
         np.add(old, ct, out=old)
@@ -192,10 +208,12 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
     heap = []
     for node, k, ct in outputs:
         _accumulate(cts, owned, heap, node, k, ct)
+    heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
-        _, node = heapq.heappop(heap)
+        node = heappop(heap)[1]
         ct = cts.pop(node)
-        owned.discard(node)  # once handed to rules, the array may be shared
+        if owned:
+            owned.discard(node)  # once handed to rules, the array may be shared
         if on_cotangent is not None:
             ct = on_cotangent(node, ct)
         prim = node.prim
@@ -213,11 +231,12 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
                 "through the graph a second time or if you need to access saved "
                 "tensors after calling backward."
             )
+        params = node.params
         for i, parent, k in node.parents:
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(ct, ans, *primals, **node.params)
+            c = rule(ct, ans, *primals, **params)
             if c is None:
                 continue
             p = primals[i]
@@ -227,7 +246,18 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
                     f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
                     f"argument has shape {np.shape(p)} and dtype {p.dtype}."
                 )
-            _accumulate(cts, owned, heap, parent, k, c)
+            # _accumulate, inlined for the common single-result parent
+            pprim = parent.prim
+            if pprim is not None and pprim.multiple_results:
+                _accumulate(cts, owned, heap, parent, k, c)
+                continue
+            old = cts.get(parent)
+            if old is None:
+                cts[parent] = c
+                if pprim is not None:
+                    heappush(heap, (-parent.seq, parent))
+            else:
+                _add_to(cts, owned, parent, old, c)
         if release is not None and release(node):
             node.primals = node.ans = None
         del ct

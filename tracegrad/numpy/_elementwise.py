@@ -9,7 +9,7 @@ immutable under transforms); ``dtype=`` casts the result.
 """
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import implements
@@ -102,10 +102,6 @@ def _nan_ignoring(op, x, y):
     return ops.select(ops.isnan(y), x, ops.select(ops.isnan(x), y, op(x, y)))
 
 
-def _finish(out, dtype):
-    return out if dtype is None else ops.convert_element_type(out, dtype)
-
-
 _DOC_RAISES = (
     "Raises\n------\nTypeError\n"
     "    If ``out`` or ``where`` is given (arrays are immutable under\n"
@@ -143,8 +139,10 @@ def _doc_derivative(deriv, label):
 def _make_unary(name, op, ufunc, deriv):
     @implements(ufunc)
     def f(x, /, out=None, *, where=True, dtype=None, **kwargs):
-        _check_kwargs(name, out, where, kwargs)
-        return _finish(op(arg(x)), dtype)
+        if out is not None or where is not True or kwargs:
+            _check_kwargs(name, out, where, kwargs)
+        out = op(x if isinstance(x, Tracer) else arg(x))
+        return out if dtype is None else ops.convert_element_type(out, dtype)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -164,8 +162,11 @@ def _make_unary(name, op, ufunc, deriv):
 def _make_binary(name, op, ufunc, deriv):
     @implements(ufunc)
     def f(x1, x2, /, out=None, *, where=True, dtype=None, **kwargs):
-        _check_kwargs(name, out, where, kwargs)
-        return _finish(op(arg(x1), arg(x2)), dtype)
+        if out is not None or where is not True or kwargs:
+            _check_kwargs(name, out, where, kwargs)
+        out = op(x1 if isinstance(x1, Tracer) else arg(x1),
+                 x2 if isinstance(x2, Tracer) else arg(x2))
+        return out if dtype is None else ops.convert_element_type(out, dtype)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = (
@@ -307,8 +308,6 @@ def where(condition, x=None, y=None, /):
     With only ``condition``, returns ``nonzero(condition)`` (no derivative).
     """
     if x is None and y is None:
-        from ..core import concrete_value
-
         return np.nonzero(np.asarray(concrete_value(condition)))
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
