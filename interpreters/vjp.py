@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from ..primitives import ops
-from ..core import Trace, Tracer
+from ..core import EvalTrace, Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
@@ -95,6 +95,7 @@ class VJPTrace(Trace):
         # The hot path of reverse mode: one pass over the arguments, no list
         # unless one of them is this trace's tracer, no node unless needed.
         parents = None
+        nested = False  # a primal is a tracer (of an enclosing or eager trace)
         i = 0
         for a in args:
             if type(a) is VJPTracer and a._trace is self:
@@ -103,13 +104,21 @@ class VJPTrace(Trace):
                     parents = [(i, a.node, a.out_index)]
                 else:
                     parents.append((i, a.node, a.out_index))
-                primals[i] = a.primal
-            elif isinstance(a, Tracer) and not a._trace.alive:
-                raise self.leaked(a)
+                p = primals[i] = a.primal
+                if isinstance(p, Tracer):
+                    nested = True
+            elif isinstance(a, Tracer):
+                if not a._trace.alive:
+                    raise self.leaked(a)
+                nested = True
             i += 1
+        parent = self.parent
         if parents is None:
-            return self.parent.process_primitive(prim, args, params)
-        out = self.parent.process_primitive(prim, primals, params)
+            return parent.process_primitive(prim, args, params)
+        if nested or type(parent) is not EvalTrace:
+            out = parent.process_primitive(prim, primals, params)
+        else:  # what the eval trace does with plain values, one call less
+            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
         if not prim.differentiable:
             return out
         if prim.vjp is None:
@@ -236,7 +245,7 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(ct, ans, *primals, **params)
+            c = rule(ct, ans, *primals, **params) if params else rule(ct, ans, *primals)
             if c is None:
                 continue
             p = primals[i]

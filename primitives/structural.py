@@ -537,8 +537,13 @@ def defvjp_broadcasting(prim, *rules):
             return None
 
         def vjp_rule(ct, ans, *primals, **params):
-            c = rule(ct, ans, *primals, **params)
-            return None if c is None else unbroadcast(c, primals[i])
+            c = rule(ct, ans, *primals, **params) if params else rule(ct, ans, *primals)
+            if c is None:
+                return None
+            p = primals[i]
+            if c.shape == p.shape and c.dtype == p.dtype:  # the common case: nothing to do
+                return c
+            return unbroadcast(c, p)
 
         return vjp_rule
 
