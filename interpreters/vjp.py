@@ -94,17 +94,15 @@ class VJPTrace(Trace):
     def process_primitive(self, prim, args, params):
         # The hot path of reverse mode: one pass over the arguments, no list
         # unless one of them is this trace's tracer, no node unless needed.
-        parents = None
+        parents = ()
         nested = False  # a primal is a tracer (of an enclosing or eager trace)
         i = 0
         for a in args:
             if type(a) is VJPTracer and a._trace is self:
-                if parents is None:
+                if not parents:
                     primals = list(args)
-                    parents = [(i, a.node, a.out_index)]
-                else:
-                    parents.append((i, a.node, a.out_index))
-                p = primals[i] = a.primal
+                parents += ((i, a.node, a.out_index),)
+                primals[i] = p = a.primal
                 if isinstance(p, Tracer):
                     nested = True
             elif isinstance(a, Tracer):
@@ -112,9 +110,9 @@ class VJPTrace(Trace):
                     raise self.leaked(a)
                 nested = True
             i += 1
+        if not parents:
+            return self.parent.process_primitive(prim, args, params)
         parent = self.parent
-        if parents is None:
-            return parent.process_primitive(prim, args, params)
         if nested or type(parent) is not EvalTrace:
             out = parent.process_primitive(prim, primals, params)
         else:  # what the eval trace does with plain values, one call less
@@ -126,15 +124,18 @@ class VJPTrace(Trace):
                 f"Reverse-mode differentiation of primitive '{prim.name}' is "
                 "not implemented (it has no VJP rule)."
             )
-        node = VJPNode(prim, params, primals, out, tuple(parents))
         if prim.multiple_results:
-            return [
-                VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
-                for k, o in enumerate(out)
-            ]
+            return self._wrap_results(prim, VJPNode(prim, params, primals, out, parents), out)
         if out.dtype.kind != "f" and not _traced_dtype(prim, out):
             return out
-        return VJPTracer(self, out, node, 0)
+        return VJPTracer(self, out, VJPNode(prim, params, primals, out, parents), 0)
+
+    def _wrap_results(self, prim, node, out):
+        """Tracers for the float results of a multiple-result primitive."""
+        return [
+            VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
+            for k, o in enumerate(out)
+        ]
 
 
 def _traced_dtype(prim, x):
