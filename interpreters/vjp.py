@@ -27,6 +27,7 @@ import itertools
 import numpy as np
 
 from ..primitives import ops
+from ..primitives.structural import BroadcastingRules, unbroadcast
 from ..core import EvalTrace, Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
@@ -228,6 +229,9 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
             ct = on_cotangent(node, ct)
         prim = node.prim
         rules = prim.vjp
+        broadcasting = type(rules) is BroadcastingRules
+        if broadcasting:  # call the rules as written; unbroadcast below if needed
+            rules = rules.unwrapped
         if unpack is None:
             primals, ans = node.primals, node.ans
         else:
@@ -251,11 +255,14 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
                 continue
             p = primals[i]
             if c.shape != p.shape or c.dtype != p.dtype:
-                raise AssertionError(
-                    f"VJP rule of primitive '{prim.name}' for argument {i} returned "
-                    f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
-                    f"argument has shape {np.shape(p)} and dtype {p.dtype}."
-                )
+                if broadcasting:
+                    c = unbroadcast(c, p)
+                if c.shape != p.shape or c.dtype != p.dtype:
+                    raise AssertionError(
+                        f"VJP rule of primitive '{prim.name}' for argument {i} returned "
+                        f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
+                        f"argument has shape {np.shape(p)} and dtype {p.dtype}."
+                    )
             # _accumulate, inlined for the common single-result parent
             pprim = parent.prim
             if pprim is not None and pprim.multiple_results:
