@@ -93,31 +93,65 @@ class VJPTrace(Trace):
         return VJPTracer(self, primal, VJPNode(None, None, None, primal, ()))
 
     def process_primitive(self, prim, args, params):
-        # The hot path of reverse mode: one pass over the arguments, no list
-        # unless one of them is this trace's tracer, no node unless needed.
-        parents = ()
-        nested = False  # a primal is a tracer (of an enclosing or eager trace)
-        i = 0
-        for a in args:
-            if type(a) is VJPTracer and a._trace is self:
-                if not parents:
-                    primals = list(args)
-                parents += ((i, a.node, a.out_index),)
-                primals[i] = p = a.primal
-                if isinstance(p, Tracer):
+        # The hot path of reverse mode.  A unary or binary application to this
+        # trace's tracers (holding plain values) and plain values, under the
+        # eval trace, is unrolled and runs the impl itself (what the eval
+        # trace would do, one call less); anything else takes the general loop.
+        parents = None
+        if type(self.parent) is EvalTrace:
+            n = len(args)
+            if n == 2:
+                a, b = args
+                if type(a) is VJPTracer and a._trace is self:
+                    pa = a.primal
+                    if type(b) is VJPTracer and b._trace is self:
+                        pb = b.primal
+                        parents = ((0, a.node, a.out_index), (1, b.node, b.out_index))
+                    elif not isinstance(b, Tracer):
+                        pb = b
+                        parents = ((0, a.node, a.out_index),)
+                elif type(b) is VJPTracer and b._trace is self and not isinstance(a, Tracer):
+                    pa = a
+                    pb = b.primal
+                    parents = ((1, b.node, b.out_index),)
+                if parents is not None:
+                    if isinstance(pa, Tracer) or isinstance(pb, Tracer):
+                        parents = None
+                    else:
+                        primals = [pa, pb]
+                        out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+            elif n == 1:
+                a = args[0]
+                if type(a) is VJPTracer and a._trace is self:
+                    pa = a.primal
+                    if not isinstance(pa, Tracer):
+                        parents = ((0, a.node, a.out_index),)
+                        primals = [pa]
+                        out = prim.impl(pa, **params) if params else prim.impl(pa)
+        if parents is None:  # the general case: one pass over the arguments
+            parents = ()
+            nested = False  # a primal is a tracer (of an enclosing or eager trace)
+            i = 0
+            for a in args:
+                if type(a) is VJPTracer and a._trace is self:
+                    if not parents:
+                        primals = list(args)
+                    parents += ((i, a.node, a.out_index),)
+                    primals[i] = p = a.primal
+                    if isinstance(p, Tracer):
+                        nested = True
+                elif isinstance(a, Tracer):
+                    if not a._trace.alive:
+                        raise self.leaked(a)
                     nested = True
-            elif isinstance(a, Tracer):
-                if not a._trace.alive:
-                    raise self.leaked(a)
-                nested = True
-            i += 1
-        if not parents:
-            return self.parent.process_primitive(prim, args, params)
-        parent = self.parent
-        if nested or type(parent) is not EvalTrace:
-            out = parent.process_primitive(prim, primals, params)
-        else:  # what the eval trace does with plain values, one call less
-            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+                i += 1
+            parent = self.parent
+            if not parents:
+                return parent.process_primitive(prim, args, params)
+            if nested or type(parent) is not EvalTrace:
+                out = parent.process_primitive(prim, primals, params)
+            else:
+                out = prim.impl(*primals, **params) if params else prim.impl(*primals)
         if not prim.differentiable:
             return out
         if prim.vjp is None:
