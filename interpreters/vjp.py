@@ -280,11 +280,17 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
                 "tensors after calling backward."
             )
         params = node.params
+        n = 0 if params else len(primals)  # unary and binary rules get their operands unpacked
         for i, parent, k in node.parents:
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(ct, ans, *primals, **params) if params else rule(ct, ans, *primals)
+            if n == 2:
+                c = rule(ct, ans, primals[0], primals[1])
+            elif n == 1:
+                c = rule(ct, ans, primals[0])
+            else:
+                c = rule(ct, ans, *primals, **params)
             if c is None:
                 continue
             p = primals[i]
