@@ -17,6 +17,15 @@ else has seen).  Each
 returned cotangent is checked against its primal's shape and dtype.  There is
 no recursion, so chains of any length work.
 
+Both passes are the per-operation hot path of reverse mode, so they are
+written for the common case: a unary or binary application under the eval
+trace is unrolled and runs the primitive's impl directly (what the eval trace
+would do, one call less); rules of unary and binary primitives are called
+with their operands unpacked; the rules of broadcasting primitives are called
+as written, and :func:`~tracegrad.primitives.structural.unbroadcast` runs only
+where a cotangent's shape or dtype differs from its primal's (then the check
+is repeated, so a wrong rule still raises).
+
 The rules are called with whatever trace is current when the backward pass
 runs; being written with primitives, they are themselves traced by enclosing
 transforms, which gives higher-order derivatives.
