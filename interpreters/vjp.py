@@ -17,6 +17,15 @@ else has seen).  Each
 returned cotangent is checked against its primal's shape and dtype.  There is
 no recursion, so chains of any length work.
 
+Both passes are the per-operation hot path of reverse mode, so they are
+written for the common case: a unary or binary application under the eval
+trace is unrolled and runs the primitive's impl directly (what the eval trace
+would do, one call less); rules of unary and binary primitives are called
+with their operands unpacked; the rules of broadcasting primitives are called
+as written, and :func:`~tracegrad.primitives.structural.unbroadcast` runs only
+where a cotangent's shape or dtype differs from its primal's (then the check
+is repeated, so a wrong rule still raises).
+
 The rules are called with whatever trace is current when the backward pass
 runs; being written with primitives, they are themselves traced by enclosing
 transforms, which gives higher-order derivatives.
@@ -27,7 +36,8 @@ import itertools
 import numpy as np
 
 from ..primitives import ops
-from ..core import ArrayTracer, Trace, Tracer
+from ..primitives.structural import BroadcastingRules, unbroadcast
+from ..core import ArrayTracer, EvalTrace, Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
@@ -92,31 +102,84 @@ class VJPTrace(Trace):
         return VJPTracer(self, primal, VJPNode(None, None, None, primal, ()))
 
     def process_primitive(self, prim, args, params):
-        primals = list(args)
-        parents = []
-        for i, a in enumerate(args):
-            if type(a) is VJPTracer and a._trace is self:
-                primals[i] = a.primal
-                parents.append((i, a.node, a.out_index))
-            elif isinstance(a, Tracer) and not a._trace.alive:
-                raise self.leaked(a)
-        out = self.parent.process_primitive(prim, primals, params)
-        if not parents or not prim.differentiable:
+        # The hot path of reverse mode.  A unary or binary application to this
+        # trace's tracers (holding plain values) and plain values, under the
+        # eval trace, is unrolled and runs the impl itself (what the eval
+        # trace would do, one call less); anything else takes the general loop.
+        parents = None
+        if type(self.parent) is EvalTrace:
+            n = len(args)
+            if n == 2:
+                a, b = args
+                if type(a) is VJPTracer and a._trace is self:
+                    pa = a.primal
+                    if type(b) is VJPTracer and b._trace is self:
+                        pb = b.primal
+                        parents = ((0, a.node, a.out_index), (1, b.node, b.out_index))
+                    elif not isinstance(b, Tracer):
+                        pb = b
+                        parents = ((0, a.node, a.out_index),)
+                elif type(b) is VJPTracer and b._trace is self and not isinstance(a, Tracer):
+                    pa = a
+                    pb = b.primal
+                    parents = ((1, b.node, b.out_index),)
+                if parents is not None:
+                    if isinstance(pa, Tracer) or isinstance(pb, Tracer):
+                        parents = None
+                    else:
+                        primals = [pa, pb]
+                        out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+            elif n == 1:
+                a = args[0]
+                if type(a) is VJPTracer and a._trace is self:
+                    pa = a.primal
+                    if not isinstance(pa, Tracer):
+                        parents = ((0, a.node, a.out_index),)
+                        primals = [pa]
+                        out = prim.impl(pa, **params) if params else prim.impl(pa)
+        if parents is None:  # the general case: one pass over the arguments
+            parents = ()
+            nested = False  # a primal is a tracer (of an enclosing or eager trace)
+            i = 0
+            for a in args:
+                if type(a) is VJPTracer and a._trace is self:
+                    if not parents:
+                        primals = list(args)
+                    parents += ((i, a.node, a.out_index),)
+                    primals[i] = p = a.primal
+                    if isinstance(p, Tracer):
+                        nested = True
+                elif isinstance(a, Tracer):
+                    if not a._trace.alive:
+                        raise self.leaked(a)
+                    nested = True
+                i += 1
+            parent = self.parent
+            if not parents:
+                return parent.process_primitive(prim, args, params)
+            if nested or type(parent) is not EvalTrace:
+                out = parent.process_primitive(prim, primals, params)
+            else:
+                out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+        if not prim.differentiable:
             return out
         if prim.vjp is None:
             raise NotImplementedError(
                 f"Reverse-mode differentiation of primitive '{prim.name}' is "
                 "not implemented (it has no VJP rule)."
             )
-        node = VJPNode(prim, params, primals, out, tuple(parents))
         if prim.multiple_results:
-            return [
-                VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
-                for k, o in enumerate(out)
-            ]
-        if not _traced_dtype(prim, out):
+            return self._wrap_results(prim, VJPNode(prim, params, primals, out, parents), out)
+        if out.dtype.kind != "f" and not _traced_dtype(prim, out):
             return out
-        return VJPTracer(self, out, node, 0)
+        return VJPTracer(self, out, VJPNode(prim, params, primals, out, parents), 0)
+
+    def _wrap_results(self, prim, node, out):
+        """Tracers for the float results of a multiple-result primitive."""
+        return [
+            VJPTracer(self, o, node, k) if _traced_dtype(prim, o) else o
+            for k, o in enumerate(out)
+        ]
 
 
 def _traced_dtype(prim, x):
@@ -133,7 +196,8 @@ def _traced_dtype(prim, x):
 
 def _accumulate(cts, owned, heap, node, k, ct):
     """Add ``ct`` to output ``k`` of ``node``; queue the node on its first cotangent."""
-    if node.prim is not None and node.prim.multiple_results:
+    prim = node.prim
+    if prim is not None and prim.multiple_results:
         slot = cts.get(node)
         if slot is None:
             slot = cts[node] = [None] * len(node.ans)
@@ -143,9 +207,15 @@ def _accumulate(cts, owned, heap, node, k, ct):
     old = cts.get(node)
     if old is None:
         cts[node] = ct
-        if node.prim is not None:
+        if prim is not None:
             heapq.heappush(heap, (-node.seq, node))
-    elif node in owned and isinstance(ct, (np.ndarray, np.generic)):
+    else:
+        _add_to(cts, owned, node, old, ct)
+
+
+def _add_to(cts, owned, node, old, ct):
+    """Sum a further cotangent ``ct`` into ``node``'s running total ``old``."""
+    if node in owned and isinstance(ct, (np.ndarray, np.generic)):
         # ``old`` is a sum this pass allocated and nothing else has seen:
         # add in place (no allocation, a third less memory traffic).
         np.add(old, ct, out=old)
@@ -192,14 +262,19 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
     heap = []
     for node, k, ct in outputs:
         _accumulate(cts, owned, heap, node, k, ct)
+    heappop, heappush = heapq.heappop, heapq.heappush
     while heap:
-        _, node = heapq.heappop(heap)
+        node = heappop(heap)[1]
         ct = cts.pop(node)
-        owned.discard(node)  # once handed to rules, the array may be shared
+        if owned:
+            owned.discard(node)  # once handed to rules, the array may be shared
         if on_cotangent is not None:
             ct = on_cotangent(node, ct)
         prim = node.prim
         rules = prim.vjp
+        broadcasting = type(rules) is BroadcastingRules
+        if broadcasting:  # call the rules as written; unbroadcast below if needed
+            rules = rules.unwrapped
         if unpack is None:
             primals, ans = node.primals, node.ans
         else:
@@ -213,21 +288,42 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
                 "through the graph a second time or if you need to access saved "
                 "tensors after calling backward."
             )
+        params = node.params
+        n = 0 if params else len(primals)  # unary and binary rules get their operands unpacked
         for i, parent, k in node.parents:
             rule = rules[i]
             if rule is None:
                 continue
-            c = rule(ct, ans, *primals, **node.params)
+            if n == 2:
+                c = rule(ct, ans, primals[0], primals[1])
+            elif n == 1:
+                c = rule(ct, ans, primals[0])
+            else:
+                c = rule(ct, ans, *primals, **params)
             if c is None:
                 continue
             p = primals[i]
             if c.shape != p.shape or c.dtype != p.dtype:
-                raise AssertionError(
-                    f"VJP rule of primitive '{prim.name}' for argument {i} returned "
-                    f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
-                    f"argument has shape {np.shape(p)} and dtype {p.dtype}."
-                )
-            _accumulate(cts, owned, heap, parent, k, c)
+                if broadcasting:
+                    c = unbroadcast(c, p)
+                if c.shape != p.shape or c.dtype != p.dtype:
+                    raise AssertionError(
+                        f"VJP rule of primitive '{prim.name}' for argument {i} returned "
+                        f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
+                        f"argument has shape {np.shape(p)} and dtype {p.dtype}."
+                    )
+            # _accumulate, inlined for the common single-result parent
+            pprim = parent.prim
+            if pprim is not None and pprim.multiple_results:
+                _accumulate(cts, owned, heap, parent, k, c)
+                continue
+            old = cts.get(parent)
+            if old is None:
+                cts[parent] = c
+                if pprim is not None:
+                    heappush(heap, (-parent.seq, parent))
+            else:
+                _add_to(cts, owned, parent, old, c)
         if release is not None and release(node):
             node.primals = node.ans = None
         del ct

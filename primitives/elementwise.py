@@ -62,10 +62,33 @@ def _elementwise_aval(np_fn):
     return rule
 
 
-def _primitive(name, np_fn, impl=None):
-    """An elementwise primitive computing NumPy's ``np_fn`` (by ``impl`` if given)."""
+def _small_arrays_to_numpy(np_fn, kernel_fn):
+    """Impl calling ``np_fn`` straight away on arrays too small for a kernel.
+
+    ``kernel_fn`` (a :mod:`.vecmath` function) sends such arrays to NumPy
+    itself, after two more Python calls; this check keeps them off the
+    per-operation path of small-array workloads.  The first argument decides:
+    the kernels run only on same-shape operands.
+    """
+
+    def impl(x, *rest):
+        if type(x) is not np.ndarray or x.size < vecmath.MIN_KERNEL_SIZE:
+            return np_fn(x, *rest)
+        return kernel_fn(x, *rest)
+
+    impl.__name__ = impl.__qualname__ = getattr(kernel_fn, "__name__", "impl")
+    impl.__doc__ = kernel_fn.__doc__
+    return impl
+
+
+def _primitive(name, np_fn, kernel=None):
+    """An elementwise primitive computing NumPy's ``np_fn``.
+
+    With ``kernel`` (a :mod:`.vecmath` function), arrays of
+    ``vecmath.MIN_KERNEL_SIZE`` elements or more run through it.
+    """
     prim = Primitive(name)
-    prim.def_impl(np_fn if impl is None else impl)
+    prim.def_impl(np_fn if kernel is None else _small_arrays_to_numpy(np_fn, kernel))
     prim.def_abstract_eval(_elementwise_aval(np_fn))
     prim.batch = elementwise_batch_rule(prim)
     return prim

@@ -542,6 +542,17 @@ def unbroadcast(ct, like):
     return ct
 
 
+class BroadcastingRules(tuple):
+    """The per-argument VJP rules set by :func:`defvjp_broadcasting`.
+
+    Indexing gives each rule with :func:`unbroadcast` applied to its result.
+    ``unwrapped`` holds the rules as written, for the backward pass: it calls
+    those and applies :func:`unbroadcast` itself where a cotangent's shape or
+    dtype differs from its primal's, which spares the common same-shape case
+    a wrapper call and a second check.
+    """
+
+
 def defvjp_broadcasting(prim, *rules):
     """Set per-argument VJP rules of a broadcasting primitive.
 
@@ -560,7 +571,9 @@ def defvjp_broadcasting(prim, *rules):
 
         return vjp_rule
 
-    return defvjp(prim, *(wrap(r, i) for i, r in enumerate(rules)))
+    prim.vjp = BroadcastingRules(wrap(r, i) for i, r in enumerate(rules))
+    prim.vjp.unwrapped = rules
+    return prim.vjp
 
 
 def match_aval(t, like):

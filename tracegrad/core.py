@@ -129,7 +129,7 @@ class EvalTrace(Trace):
                 if a._trace.eager:
                     return a._trace.process_primitive(primitive, args, params)
                 raise self.leaked(a)
-        return primitive.impl(*args, **params)
+        return primitive.impl(*args, **params) if params else primitive.impl(*args)
 
 
 class _Context(threading.local):

@@ -8,6 +8,8 @@ tracer never silently becomes an object array or a constant.
 """
 import numpy as np
 
+from .. import numpy as tnp  # partially initialised here; read at call time
+
 __all__ = ["implements", "UFUNC_TABLE", "FUNCTION_TABLE", "array_ufunc", "array_function"]
 
 UFUNC_TABLE = {}
@@ -43,8 +45,6 @@ def _no_rule(name):
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    from .. import numpy as tnp
-
     if kwargs.get("out") is not None:
         raise TypeError(
             f"numpy.{ufunc.__name__}(..., out=...) cannot write into an array "

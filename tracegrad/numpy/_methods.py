@@ -3,34 +3,37 @@
 Installed on :class:`tracegrad.core.ArrayTracer` when
 ``tracegrad.numpy`` is imported, so a tracer behaves like an ndarray:
 ``x + y``, ``x @ y``, ``x[idx]``, ``x.sum(axis=0)``, ``x.T``, ``np.sin(x)``.
-Arithmetic operators bind primitives directly (they are the hot path);
-methods forward to the ``tracegrad.numpy`` function of the same name,
-looked up when called.
+Arithmetic operators bind primitives directly (they are the hot path:
+no wrapper function between the operator and ``Primitive.bind``); methods
+forward to the ``tracegrad.numpy`` function of the same name, looked up when
+called.
 """
+from .. import numpy as tnp  # partially initialised here; read at call time
 from ..core import ArrayTracer
-from ..primitives import ops
+from ..primitives import elementwise as ew, ops
 from ._core import arg
 from ._dispatch import array_function, array_ufunc
+from ._indexing import _IndexUpdateHelper, getitem
 
 
-def _binary(op, reverse=False):
+def _binary(prim, reverse=False):
+    """Operator method binding the broadcasting binary primitive ``prim``."""
+    bind = prim.bind
     if reverse:
         def method(self, other):
             if isinstance(other, (list, tuple)):
                 other = arg(other)
-            return op(other, self)
+            return bind(other, self)
     else:
         def method(self, other):
             if isinstance(other, (list, tuple)):
                 other = arg(other)
-            return op(self, other)
+            return bind(self, other)
     return method
 
 
 def _tnp(name):
     def method(self, *args, **kwargs):
-        from .. import numpy as tnp
-
         return getattr(tnp, name)(self, *args, **kwargs)
 
     method.__name__ = name
@@ -40,8 +43,6 @@ def _tnp(name):
 
 def _tnp_reflected(name):
     def method(self, other):
-        from .. import numpy as tnp
-
         return getattr(tnp, name)(other, self)
 
     method.__name__ = name
@@ -54,28 +55,16 @@ def _shape_args(args):
 
 
 def _reshape(self, *shape, order="C"):
-    from .. import numpy as tnp
-
     return tnp.reshape(self, _shape_args(shape), order=order)
 
 
 def _transpose(self, *axes):
-    from .. import numpy as tnp
-
     axes = None if not axes else _shape_args(axes)
     return tnp.transpose(self, axes)
 
 
 def _at(self):
-    from ._indexing import _IndexUpdateHelper
-
     return _IndexUpdateHelper(self)
-
-
-def _getitem(self, idx):
-    from ._indexing import getitem
-
-    return getitem(self, idx)
 
 
 def _sort_in_place(self, *args, **kwargs):
@@ -88,14 +77,10 @@ def _sort_in_place(self, *args, **kwargs):
 def _pow(self, other, modulo=None):
     if modulo is not None:
         raise TypeError("pow(x, y, modulo) is not differentiable; use (x ** y) % modulo")
-    from .. import numpy as tnp
-
     return tnp.power(self, other)
 
 
 def _round(self, ndigits=None):
-    from .. import numpy as tnp
-
     return tnp.round(self, 0 if ndigits is None else ndigits)
 
 
@@ -115,30 +100,30 @@ def _setitem(self, idx, value):
 
 
 _METHODS = {
-    "__add__": _binary(ops.add),
-    "__radd__": _binary(ops.add, True),
-    "__sub__": _binary(ops.sub),
-    "__rsub__": _binary(ops.sub, True),
-    "__mul__": _binary(ops.mul),
-    "__rmul__": _binary(ops.mul, True),
-    "__truediv__": _binary(ops.div),
-    "__rtruediv__": _binary(ops.div, True),
-    "__floordiv__": _binary(ops.floor_divide),
-    "__rfloordiv__": _binary(ops.floor_divide, True),
-    "__mod__": _binary(ops.mod),
-    "__rmod__": _binary(ops.mod, True),
-    "__lt__": _binary(ops.lt),
-    "__le__": _binary(ops.le),
-    "__gt__": _binary(ops.gt),
-    "__ge__": _binary(ops.ge),
-    "__eq__": _binary(ops.eq),
-    "__ne__": _binary(ops.ne),
-    "__and__": _binary(ops.logical_and),
-    "__rand__": _binary(ops.logical_and, True),
-    "__or__": _binary(ops.logical_or),
-    "__ror__": _binary(ops.logical_or, True),
-    "__xor__": _binary(ops.logical_xor),
-    "__rxor__": _binary(ops.logical_xor, True),
+    "__add__": _binary(ew.add_p),
+    "__radd__": _binary(ew.add_p, True),
+    "__sub__": _binary(ew.sub_p),
+    "__rsub__": _binary(ew.sub_p, True),
+    "__mul__": _binary(ew.mul_p),
+    "__rmul__": _binary(ew.mul_p, True),
+    "__truediv__": _binary(ew.div_p),
+    "__rtruediv__": _binary(ew.div_p, True),
+    "__floordiv__": _binary(ew.floor_divide_p),
+    "__rfloordiv__": _binary(ew.floor_divide_p, True),
+    "__mod__": _binary(ew.mod_p),
+    "__rmod__": _binary(ew.mod_p, True),
+    "__lt__": _binary(ew.lt_p),
+    "__le__": _binary(ew.le_p),
+    "__gt__": _binary(ew.gt_p),
+    "__ge__": _binary(ew.ge_p),
+    "__eq__": _binary(ew.eq_p),
+    "__ne__": _binary(ew.ne_p),
+    "__and__": _binary(ew.logical_and_p),
+    "__rand__": _binary(ew.logical_and_p, True),
+    "__or__": _binary(ew.logical_or_p),
+    "__ror__": _binary(ew.logical_or_p, True),
+    "__xor__": _binary(ew.logical_xor_p),
+    "__rxor__": _binary(ew.logical_xor_p, True),
     "__invert__": lambda self: ops.logical_not(self),
     "__neg__": lambda self: ops.neg(self),
     "__pos__": lambda self: self,
@@ -151,7 +136,7 @@ _METHODS = {
     "__rpow__": _tnp_reflected("power"),
     "__matmul__": _tnp("matmul"),
     "__rmatmul__": _tnp_reflected("matmul"),
-    "__getitem__": _getitem,
+    "__getitem__": getitem,
     "__setitem__": _setitem,
     "__array_ufunc__": array_ufunc,
     "__array_function__": array_function,
