@@ -57,6 +57,10 @@ class TorchNode(VJPNode):
         record time), else one ``(counter, version)`` per output
         (:func:`out_counters` reads either).
     reads_output : bool
+    tensor_mask : int
+        Bit ``i`` set if argument ``i`` is a tensor (so the edges of a
+        one-primitive node can be derived after the backward pass freed
+        ``primals``).
     hooks : dict or None
         ``out_index -> list of tensor hooks``; ``None`` if there are none.
     retained : dict or None
@@ -68,11 +72,13 @@ class TorchNode(VJPNode):
     """
 
     __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "hooks",
-                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots")
+                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots",
+                 "tensor_mask")
 
     def __init__(self, prim, params, primals, ans, parents, name, edges, saved, out_versions,
-                 reads_output, scalar_slots=0):
+                 reads_output, scalar_slots=0, tensor_mask=0):
         VJPNode.__init__(self, prim, params, primals, ans, parents, self)
+        self.tensor_mask = tensor_mask
         self.name = name
         self.edges = edges
         self.scalar_slots = scalar_slots
@@ -115,19 +121,11 @@ class _RemovableHandle:
         self.remove()
 
 
-class _TensorPositions(tuple):
-    """``meta.edges`` of a freed one-primitive node: where its tensor
-    arguments were (the edges are derived from these on demand)."""
-
-    __slots__ = ()
-
-
 def _derived_edges(node):
     """A one-primitive node's edges: its tensor arguments, in order."""
     by_index = {i: (parent, k) for i, parent, k in node.parents}
-    positions = node.meta.edges
-    if positions is None:
-        positions = [i for i, a in enumerate(node.primals or ()) if isinstance(a, _tensor.Tensor)]
+    mask = node.meta.tensor_mask
+    positions = [i for i in range(mask.bit_length()) if mask >> i & 1]
     edges = [by_index.get(i) for i in positions]
     edges += [None] * node.meta.scalar_slots
     return edges
@@ -156,7 +154,7 @@ class GradFn:
     def next_functions(self):
         node = self._node
         edges = node.meta.edges
-        if edges is None or type(edges) is _TensorPositions:
+        if edges is None:
             edges = _derived_edges(node)
         out = []
         for e in edges:
@@ -330,6 +328,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     VersionCounter = _tensor.VersionCounter
     parents = []
     saved = []
+    mask = 0
     i = -1
     for a in args:
         i += 1
@@ -339,6 +338,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
                 # differentiated twice without retain_graph); it never changes
                 saved.append((i, _CONSTANT, 0))
             continue
+        mask |= 1 << i
         if a._requires_grad:
             node = a._node
             if node is None:
@@ -356,7 +356,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     if prim.multiple_results:
         counters = [VersionCounter() for _ in out]
         node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved,
-                         [(c, 0) for c in counters], reads_out, scalar_slots)
+                         [(c, 0) for c in counters], reads_out, scalar_slots, mask)
         return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
                 for k, (o, c) in enumerate(zip(out, counters))]
     counter = VersionCounter()
@@ -364,7 +364,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     # counter stands for itself at version 0: fewer objects per node for
     # Python's garbage collector to traverse while the graph grows)
     node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved or (),
-                     counter, reads_out, scalar_slots)
+                     counter, reads_out, scalar_slots, mask)
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
@@ -508,10 +508,7 @@ def _releasable(node):
         release = ctx is not None and bool(getattr(ctx, "_saved", None))
         if release:
             ctx._freed = True
-    if release and meta.edges is None:  # the graph keeps its structure once freed
-        meta.edges = _TensorPositions(
-            [i for i, a in enumerate(node.primals) if isinstance(a, _tensor.Tensor)])
-    return release
+    return release  # (the edges stay derivable: TorchNode.tensor_mask)
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
