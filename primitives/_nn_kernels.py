@@ -119,6 +119,107 @@ def erf_kernel(x, out):
         out[i] = math.erf(x[i])
 
 
+# erf for float32 results: branch-free float64 polynomials that LLVM
+# vectorizes (a scalar math.erf per element costs ~6x more).  Fitted here by
+# least squares against math.erf/math.erfc (highest power first):
+#   |x| < 1:      erf(x) = x * P(2 x**2 - 1),      P/(erf(x)/x) - 1 < 2e-15
+#   1 <= |x| < 4: erf(x) = 1 - exp(-x**2) * Q((2|x| - 5) / 3),
+#                 Q/(erfc(x) exp(x**2)) - 1 < 3e-11
+#   |x| >= 4:     1 (erfc(4) = 1.5e-8 is below half a float32 ulp of 1)
+# so the float64 value is within ~1e-11 relative of erf and its float32
+# rounding equals float32(math.erf(x)) or is one ulp away (when math.erf is
+# that close to a rounding midpoint).  The float64 kernel keeps math.erf.
+_ERF_SMALL = (
+    9.198418114577363e-12,
+    -2.0451880755211498e-10,
+    4.11578634223058e-09,
+    -7.51147540455852e-08,
+    1.2233827339767357e-06,
+    -1.7537169826859794e-05,
+    0.00021751715604699298,
+    -0.0022854855610801037,
+    0.019852496688982636,
+    -0.14053608902271925,
+    0.9654687386698663,
+)
+
+_ERFC_LARGE = (
+    2.1639384441936494e-07,
+    -6.273722932048191e-07,
+    9.468187786211121e-07,
+    -2.7036666601950774e-06,
+    8.882136425340538e-06,
+    -2.4024273872069445e-05,
+    6.247959792094779e-05,
+    -0.0001617951434236786,
+    0.0004091186891461911,
+    -0.0010058948922882776,
+    0.0024036412877662706,
+    -0.005570696405628864,
+    0.012489374481228565,
+    -0.027005297335627208,
+    0.05611049342332909,
+    -0.11152102017135145,
+    0.21080636406127107,
+)
+
+
+@numba.njit(inline="always")
+def _erf_small(u):
+    """``P(u)``: the polynomial of ``_ERF_SMALL`` (unrolled so LLVM vectorizes it)."""
+    c = _ERF_SMALL
+    r = c[0]
+    r = r * u + c[1]
+    r = r * u + c[2]
+    r = r * u + c[3]
+    r = r * u + c[4]
+    r = r * u + c[5]
+    r = r * u + c[6]
+    r = r * u + c[7]
+    r = r * u + c[8]
+    r = r * u + c[9]
+    r = r * u + c[10]
+    return r
+
+
+@numba.njit(inline="always")
+def _erfc_large(u):
+    """``Q(u)``: the polynomial of ``_ERFC_LARGE`` (unrolled)."""
+    c = _ERFC_LARGE
+    r = c[0]
+    r = r * u + c[1]
+    r = r * u + c[2]
+    r = r * u + c[3]
+    r = r * u + c[4]
+    r = r * u + c[5]
+    r = r * u + c[6]
+    r = r * u + c[7]
+    r = r * u + c[8]
+    r = r * u + c[9]
+    r = r * u + c[10]
+    r = r * u + c[11]
+    r = r * u + c[12]
+    r = r * u + c[13]
+    r = r * u + c[14]
+    r = r * u + c[15]
+    r = r * u + c[16]
+    return r
+
+
+@numba.njit(**_FUSED)
+def erf32_kernel(x, out):
+    for i in range(x.size):
+        v = np.float64(x[i])
+        a = abs(v)
+        t = a * a if a < 1.0 else 1.0
+        small = a * _erf_small(2.0 * t - 1.0)
+        b = a if a > 1.0 else 1.0
+        b = b if b < 4.0 else 4.0
+        large = 1.0 - fexp(-(b * b)) * _erfc_large((2.0 * b - 5.0) / 3.0)
+        r = small if a < 1.0 else (large if a < 4.0 else (1.0 if a >= 4.0 else a))
+        out[i] = math.copysign(r, v)
+
+
 # ==========================================================================
 # row kernels: (rows, n) inputs
 

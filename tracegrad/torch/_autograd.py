@@ -25,7 +25,7 @@ from ..interpreters.vjp import VJPNode, backward_pass
 from ..primitives.structural import reshape_p
 from . import _grad_mode
 
-__all__ = ["TORCH", "TorchTrace", "apply", "GradFn", "AccumulateGrad", "run_backward", "grad"]
+__all__ = ["TORCH", "TorchTrace", "TorchNode", "apply", "GradFn", "AccumulateGrad", "run_backward", "grad"]
 
 
 
@@ -33,8 +33,10 @@ __all__ = ["TORCH", "TorchTrace", "apply", "GradFn", "AccumulateGrad", "run_back
 # node metadata and PyTorch-facing node objects
 
 
-class NodeMeta:
-    """What the PyTorch layer keeps on a recorded node (``VJPNode.meta``).
+class TorchNode(VJPNode):
+    """A node the PyTorch layer records: the engine's :class:`VJPNode` with
+    PyTorch's bookkeeping in its own slots (``meta`` is the node itself, so
+    one object per operation instead of two).
 
     Attributes
     ----------
@@ -49,9 +51,16 @@ class NodeMeta:
     saved : sequence of (int, VersionCounter, int)
         ``(argument index, counter, version at record time)`` of the saved
         tensors the VJP rules read; checked when the rules run.
-    out_versions : list of (VersionCounter, int)
-        Version counters of the outputs, checked when a rule reads ``ans``.
+    out_versions : VersionCounter or list of (VersionCounter, int)
+        Version counters of the outputs, checked when a rule reads ``ans``:
+        for the one output of :func:`apply` just its counter (version 0 at
+        record time), else one ``(counter, version)`` per output
+        (:func:`out_counters` reads either).
     reads_output : bool
+    tensor_mask : int
+        Bit ``i`` set if argument ``i`` is a tensor (so the edges of a
+        one-primitive node can be derived after the backward pass freed
+        ``primals``).
     hooks : dict or None
         ``out_index -> list of tensor hooks``; ``None`` if there are none.
     retained : dict or None
@@ -63,9 +72,13 @@ class NodeMeta:
     """
 
     __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "hooks",
-                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots")
+                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots",
+                 "tensor_mask")
 
-    def __init__(self, name, edges, saved, out_versions, reads_output, scalar_slots=0):
+    def __init__(self, prim, params, primals, ans, parents, name, edges, saved, out_versions,
+                 reads_output, scalar_slots=0, tensor_mask=0):
+        VJPNode.__init__(self, prim, params, primals, ans, parents, self)
+        self.tensor_mask = tensor_mask
         self.name = name
         self.edges = edges
         self.scalar_slots = scalar_slots
@@ -78,6 +91,14 @@ class NodeMeta:
         self.prehooks = None
         self.facade = None
         self.metadata = None
+
+
+def out_counters(node):
+    """``[(counter, version at record time)]``, one per output of ``node``."""
+    ov = node.out_versions
+    if type(ov) is _tensor.VersionCounter:
+        return [(ov, 0)]
+    return ov
 
 
 class _RemovableHandle:
@@ -100,19 +121,11 @@ class _RemovableHandle:
         self.remove()
 
 
-class _TensorPositions(tuple):
-    """``meta.edges`` of a freed one-primitive node: where its tensor
-    arguments were (the edges are derived from these on demand)."""
-
-    __slots__ = ()
-
-
 def _derived_edges(node):
     """A one-primitive node's edges: its tensor arguments, in order."""
     by_index = {i: (parent, k) for i, parent, k in node.parents}
-    positions = node.meta.edges
-    if positions is None:
-        positions = [i for i, a in enumerate(node.primals or ()) if isinstance(a, _tensor.Tensor)]
+    mask = node.meta.tensor_mask
+    positions = [i for i in range(mask.bit_length()) if mask >> i & 1]
     edges = [by_index.get(i) for i in positions]
     edges += [None] * node.meta.scalar_slots
     return edges
@@ -141,7 +154,7 @@ class GradFn:
     def next_functions(self):
         node = self._node
         edges = node.meta.edges
-        if edges is None or type(edges) is _TensorPositions:
+        if edges is None:
             edges = _derived_edges(node)
         out = []
         for e in edges:
@@ -315,6 +328,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     VersionCounter = _tensor.VersionCounter
     parents = []
     saved = []
+    mask = 0
     i = -1
     for a in args:
         i += 1
@@ -324,6 +338,7 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
                 # differentiated twice without retain_graph); it never changes
                 saved.append((i, _CONSTANT, 0))
             continue
+        mask |= 1 << i
         if a._requires_grad:
             node = a._node
             if node is None:
@@ -340,15 +355,16 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
             saved.append((i, vc, vc.value))
     if prim.multiple_results:
         counters = [VersionCounter() for _ in out]
-        meta = NodeMeta(name, None, saved, [(c, 0) for c in counters], reads_out, scalar_slots)
-        node = VJPNode(prim, params, args, out, tuple(parents), meta)
+        node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved,
+                         [(c, 0) for c in counters], reads_out, scalar_slots, mask)
         return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
                 for k, (o, c) in enumerate(zip(out, counters))]
     counter = VersionCounter()
-    # (a node that saves nothing shares one empty tuple: one object fewer per
-    # node for Python's garbage collector to traverse while the graph grows)
-    meta = NodeMeta(name, None, saved or (), ((counter, 0),), reads_out, scalar_slots)
-    node = VJPNode(prim, params, args, out, tuple(parents), meta)
+    # (a node that saves nothing shares one empty tuple, and the output's
+    # counter stands for itself at version 0: fewer objects per node for
+    # Python's garbage collector to traverse while the graph grows)
+    node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved or (),
+                     counter, reads_out, scalar_slots, mask)
     if out.dtype.kind != "f":
         return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
@@ -421,7 +437,7 @@ def _check_saved(meta, node):
                                 None if grad_fn is None else grad_fn.name())
             # (PyTorch 2.13 says "output 0" here whatever the tensor's output_nr)
     if meta.reads_output:
-        for k, (counter, version) in enumerate(meta.out_versions):
+        for k, (counter, version) in enumerate(out_counters(meta)):
             if counter.value != version:
                 ans = node.ans[k] if node.prim.multiple_results else node.ans
                 raise version_error(ans, counter.value, version, facade(node).name(), k)
@@ -473,10 +489,11 @@ def _unpack_tensors(node):
         return None, None
     _check_saved(meta, node)
     if node.prim.multiple_results:
-        ans = [_tensor.Tensor._from_node(a, node, k, meta.out_versions[k][0])
+        counters = out_counters(meta)
+        ans = [_tensor.Tensor._from_node(a, node, k, counters[k][0])
                for k, a in enumerate(node.ans)]
     else:
-        ans = _tensor.Tensor._from_node(node.ans, node, 0, meta.out_versions[0][0])
+        ans = _tensor.Tensor._from_node(node.ans, node, 0, out_counters(meta)[0][0])
     return list(node.primals), ans
 
 
@@ -491,10 +508,7 @@ def _releasable(node):
         release = ctx is not None and bool(getattr(ctx, "_saved", None))
         if release:
             ctx._freed = True
-    if release and meta.edges is None:  # the graph keeps its structure once freed
-        meta.edges = _TensorPositions(
-            [i for i, a in enumerate(node.primals) if isinstance(a, _tensor.Tensor)])
-    return release
+    return release  # (the edges stay derivable: TorchNode.tensor_mask)
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,

@@ -818,6 +818,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     name = "SumBackward0" if dim is None else "SumBackward1"
     if axes is None and not keepdim:
         return _apply(_pst.reduce_sum_p, name, (x,), {"axes": tuple(range(x._data.ndim))})
+    if not keepdim and len(axes) == 1:  # the one reduce_sum tnp.sum binds, directly
+        return _contiguous(_apply(_pst.reduce_sum_p, name, (x,), {"axes": axes}))
     return _contiguous(_composite(name, tnp.sum, [x], x, axis=axes, keepdims=keepdim))
 
 

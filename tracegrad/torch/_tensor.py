@@ -273,12 +273,15 @@ class Tensor(Tracer):
 
     @property
     def shape(self):
-        return Size(self._data.shape)
+        d = self._data
+        if type(d) is np.ndarray:  # a tuple of ints already: no per-dimension int()
+            return tuple.__new__(Size, d.shape)
+        return Size(d.shape)
 
     def size(self, dim=None):
         """The shape (a :class:`Size`), or the length of dimension ``dim``."""
         if dim is None:
-            return Size(self._data.shape)
+            return self.shape
         return self._data.shape[_dim(dim, self._data.ndim)]
 
     def dim(self):

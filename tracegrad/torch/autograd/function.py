@@ -8,7 +8,7 @@ otherwise it is ``forward(ctx, *args)``.  ``backward(ctx, *grad_outputs)``
 
 ``ctx`` is, as in PyTorch, the ``grad_fn`` object of the result: an instance
 of the per-class ``<Name>Backward`` class (a :class:`BackwardCFunction`).
-The recorded node is an ordinary :class:`~tracegrad.interpreters.vjp.VJPNode`
+The recorded node is an ordinary :class:`~tracegrad.torch._autograd.TorchNode`
 whose "primitive" (:class:`_FunctionPrimitive`) holds the user's backward as
 its VJP rule, so the same engine runs it (and records it, under
 ``create_graph``).  This is the one place of tracegrad.torch where a
@@ -20,10 +20,9 @@ import warnings
 
 import numpy as np
 
-from ...interpreters.vjp import VJPNode
 from ...primitives import ops
 from .. import _grad_mode
-from .._autograd import GradFn, NodeMeta, version_error
+from .._autograd import GradFn, TorchNode, version_error
 from .._tensor import Tensor, VersionCounter
 
 __all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function",
@@ -375,9 +374,9 @@ def _wrap_outputs(ctx, args, output):
             ans.append(np.zeros(()))
             versions.append((VersionCounter(), 0))
     prim = _FunctionPrimitive(ctx, args, parents, multiple, out_info)
-    meta = NodeMeta(ctx.name(), edges, [], versions, False)
-    meta.facade = ctx
-    node = VJPNode(prim, {}, list(args), ans if multiple else ans[0], parents, meta)
+    node = TorchNode(prim, {}, list(args), ans if multiple else ans[0], parents, ctx.name(),
+                     edges, [], versions, False)
+    node.facade = ctx
     ctx._node = node
     non_diff = ctx.non_differentiable
     for k, (orig, o) in enumerate(zip(originals, outs)):
@@ -543,10 +542,11 @@ def _delayed_error(values):
         leaf._init(values[j]._data, requires_grad=True, version=values[j]._vc)
         leaves.append(leaf)
     counters = [VersionCounter() for _ in leaves]
-    meta = NodeMeta("torch::autograd::Error", list(leaves), [], [(c, 0) for c in counters], False)
-    node = VJPNode(_ErrorPrimitive(len(leaves)), {}, leaves, [t._data for t in leaves],
-                   tuple((j, t._leaf_engine_node(), 0) for j, t in enumerate(leaves)), meta)
-    meta.facade = _ErrorFn(node)
+    node = TorchNode(_ErrorPrimitive(len(leaves)), {}, leaves, [t._data for t in leaves],
+                     tuple((j, t._leaf_engine_node(), 0) for j, t in enumerate(leaves)),
+                     "torch::autograd::Error", list(leaves), [], [(c, 0) for c in counters],
+                     False)
+    node.facade = _ErrorFn(node)
     out = list(values)
     for k, (j, t, c) in enumerate(zip(idx, leaves, counters)):
         out[j] = Tensor._from_node(t._data, node, k, c)

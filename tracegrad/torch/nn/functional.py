@@ -784,7 +784,14 @@ def _traced_class_targets(x, t, w, ignore_index):
 
 
 def _nll(x, safe, coef, cdim, reduction):
-    picked = _tnp.take_along_axis(x, _tnp.expand_dims(safe, cdim), axis=cdim)
+    if cdim == 1 and x.ndim == 2 and type(safe) is np.ndarray:
+        # the gather take_along_axis binds (rows of the flattened input),
+        # without its general indexing machinery: the common (N, C) case
+        n, c = x.shape
+        lin = np.arange(0, n * c, c, dtype=np.intp)[:, None] + safe[:, None]
+        picked = ops.gather(ops.reshape(x, (n * c,)), lin, 0)
+    else:
+        picked = _tnp.take_along_axis(x, _tnp.expand_dims(safe, cdim), axis=cdim)
     picked = ops.reshape(picked, safe.shape)
     loss = ops.neg(ops.mul(picked, coef))
     if reduction == "none":
