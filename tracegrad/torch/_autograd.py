@@ -315,6 +315,8 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
         if prim.multiple_results:
             return [Tensor._wrap(o) for o in out]
         return Tensor._wrap(out)
+    if not prim.multiple_results and out.dtype.kind != "f":
+        return Tensor._wrap(out)  # an integer or bool result carries no gradient
 
     # record the node: its differentiated parents, and the saved values its
     # VJP rules read (Primitive.reads), with their versions
@@ -365,8 +367,6 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     # Python's garbage collector to traverse while the graph grows)
     node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved or (),
                      counter, reads_out, scalar_slots, mask)
-    if out.dtype.kind != "f":
-        return Tensor._wrap(out)
     return Tensor._from_node(out, node, 0, counter)
 
 
