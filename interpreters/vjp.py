@@ -41,7 +41,9 @@ from ..core import ArrayTracer, EvalTrace, Trace, Tracer
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
-_seq = itertools.count()
+# Creation order of nodes (VJPNode.seq); a front end that fills a node's slots
+# itself (the PyTorch layer's hot path) numbers it from here too.
+node_sequence = itertools.count()
 
 
 class VJPNode:
@@ -74,7 +76,7 @@ class VJPNode:
         self.primals = primals
         self.ans = ans
         self.parents = parents
-        self.seq = next(_seq)
+        self.seq = next(node_sequence)
         self.meta = meta
 
     def __lt__(self, other):  # heap tie-break; sequence numbers are unique

@@ -21,9 +21,12 @@ import re
 import numpy as np
 
 from ..core import Primitive, Trace, Tracer, _ctx
-from ..interpreters.vjp import VJPNode, backward_pass
+from ..interpreters.vjp import VJPNode, backward_pass, node_sequence
 from ..primitives.structural import reshape_p
 from . import _grad_mode
+
+_new = object.__new__
+_grad_state = _grad_mode._state
 
 __all__ = ["TORCH", "TorchTrace", "TorchNode", "apply", "GradFn", "AccumulateGrad", "run_backward", "grad"]
 
@@ -61,22 +64,16 @@ class TorchNode(VJPNode):
         Bit ``i`` set if argument ``i`` is a tensor (so the edges of a
         one-primitive node can be derived after the backward pass freed
         ``primals``).
-    hooks : dict or None
-        ``out_index -> list of tensor hooks``; ``None`` if there are none.
-    retained : dict or None
-        ``out_index -> weak list of tensors`` that called ``retain_grad``.
-    fn_hooks : list or None
-        Hooks registered on the ``grad_fn`` object.
-    facade : GradFn or None
-        The cached ``grad_fn`` object.
+    extra : NodeExtras or None
+        Hooks, retained gradients and the cached ``grad_fn`` object, if any.
     """
 
-    __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "hooks",
-                 "retained", "fn_hooks", "prehooks", "facade", "metadata", "scalar_slots",
-                 "tensor_mask")
+    __slots__ = ("name", "edges", "saved", "out_versions", "reads_output", "scalar_slots",
+                 "tensor_mask", "extra")
 
     def __init__(self, prim, params, primals, ans, parents, name, edges, saved, out_versions,
                  reads_output, scalar_slots=0, tensor_mask=0):
+        # (apply() fills these slots inline instead: the hot path of the layer)
         VJPNode.__init__(self, prim, params, primals, ans, parents, self)
         self.tensor_mask = tensor_mask
         self.name = name
@@ -85,12 +82,46 @@ class TorchNode(VJPNode):
         self.saved = saved
         self.out_versions = out_versions
         self.reads_output = reads_output
+        self.extra = None
+
+
+class NodeExtras:
+    """What few nodes have: hooks, retained gradients, the ``grad_fn`` object.
+
+    Kept apart from :class:`TorchNode` so a node costs fewer slots to fill and
+    the backward pass tests one field (``extra is None``) per node.
+
+    Attributes
+    ----------
+    hooks : dict or None
+        ``out_index -> list of tensor hooks``.
+    retained : dict or None
+        ``out_index -> weak list of tensors`` that called ``retain_grad``.
+    fn_hooks, prehooks : list or None
+        Hooks registered on the ``grad_fn`` object.
+    facade : GradFn or None
+        The cached ``grad_fn`` object.
+    metadata : dict or None
+        ``grad_fn.metadata``.
+    """
+
+    __slots__ = ("hooks", "retained", "fn_hooks", "prehooks", "facade", "metadata")
+
+    def __init__(self):
         self.hooks = None
         self.retained = None
         self.fn_hooks = None
         self.prehooks = None
         self.facade = None
         self.metadata = None
+
+
+def extras(meta):
+    """The :class:`NodeExtras` of node ``meta``, created on first use."""
+    x = meta.extra
+    if x is None:
+        x = meta.extra = NodeExtras()
+    return x
 
 
 def out_counters(node):
@@ -172,10 +203,10 @@ class GradFn:
 
     @property
     def metadata(self):
-        meta = self._node.meta
-        if meta.metadata is None:
-            meta.metadata = {}
-        return meta.metadata
+        x = extras(self._node.meta)
+        if x.metadata is None:
+            x.metadata = {}
+        return x.metadata
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)``, called after this node's backward.
@@ -185,19 +216,19 @@ class GradFn:
         per-input cotangents are summed inside the engine); a return value is
         ignored.
         """
-        meta = self._node.meta
-        if meta.fn_hooks is None:
-            meta.fn_hooks = []
-        meta.fn_hooks.append(fn)
-        return _RemovableHandle(meta.fn_hooks, fn)
+        x = extras(self._node.meta)
+        if x.fn_hooks is None:
+            x.fn_hooks = []
+        x.fn_hooks.append(fn)
+        return _RemovableHandle(x.fn_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs) -> grad_outputs or None``, called before this node's backward."""
-        meta = self._node.meta
-        if meta.prehooks is None:
-            meta.prehooks = []
-        meta.prehooks.append(fn)
-        return _RemovableHandle(meta.prehooks, fn)
+        x = extras(self._node.meta)
+        if x.prehooks is None:
+            x.prehooks = []
+        x.prehooks.append(fn)
+        return _RemovableHandle(x.prehooks, fn)
 
     def __call__(self, *grads):
         raise NotImplementedError("calling a grad_fn directly is not supported; use autograd.grad")
@@ -225,10 +256,12 @@ class AccumulateGrad:
 
 def facade(node):
     """The (cached) :class:`GradFn` of a recorded node."""
-    meta = node.meta
-    f = meta.facade
+    x = node.meta.extra
+    if x is None:
+        x = node.meta.extra = NodeExtras()
+    f = x.facade
     if f is None:
-        f = meta.facade = GradFn(node)
+        f = x.facade = GradFn(node)
     return f
 
 
@@ -311,11 +344,12 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
         else:
             values.append(a)
     out = prim.impl(*values, **params)
-    if not (needs and prim.differentiable and _grad_mode._state.enabled):
+    if not (needs and prim.differentiable and _grad_state.enabled):
         if prim.multiple_results:
             return [Tensor._wrap(o) for o in out]
         return Tensor._wrap(out)
-    if not prim.multiple_results and out.dtype.kind != "f":
+    multiple = prim.multiple_results
+    if not multiple and out.dtype.kind != "f":
         return Tensor._wrap(out)  # an integer or bool result carries no gradient
 
     # record the node: its differentiated parents, and the saved values its
@@ -327,7 +361,6 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     else:
         idx, reads_out = reads
     read_all = idx == "all"
-    VersionCounter = _tensor.VersionCounter
     parents = []
     saved = []
     mask = 0
@@ -352,22 +385,47 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
                 parents.append((i, node, a._out_index))
         if read_all or i in idx:
             vc = a._vc
-            if type(vc) is not VersionCounter:
+            if type(vc) is not _VersionCounter:
                 _inference_saved()
             saved.append((i, vc, vc.value))
-    if prim.multiple_results:
-        counters = [VersionCounter() for _ in out]
-        node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved,
-                         [(c, 0) for c in counters], reads_out, scalar_slots, mask)
+    # the node, its slots filled inline (TorchNode.__init__ costs a call per
+    # operation); a node that saves nothing shares one empty tuple, and the
+    # output's counter stands for itself at version 0: fewer objects for
+    # Python's garbage collector to traverse while the graph grows
+    node = _new(TorchNode)
+    node.prim = prim
+    node.params = params
+    node.primals = args
+    node.ans = out
+    node.parents = tuple(parents)
+    node.seq = next(node_sequence)
+    node.meta = node
+    node.name = name
+    node.edges = None
+    node.saved = saved or ()
+    node.reads_output = reads_out
+    node.scalar_slots = scalar_slots
+    node.tensor_mask = mask
+    node.extra = None
+    if multiple:
+        counters = [_VersionCounter() for _ in out]
+        node.out_versions = [(c, 0) for c in counters]
         return [Tensor._from_node(o, node, k, c) if o.dtype.kind == "f" else Tensor._wrap(o)
                 for k, (o, c) in enumerate(zip(out, counters))]
-    counter = VersionCounter()
-    # (a node that saves nothing shares one empty tuple, and the output's
-    # counter stands for itself at version 0: fewer objects per node for
-    # Python's garbage collector to traverse while the graph grows)
-    node = TorchNode(prim, params, args, out, tuple(parents), name, None, saved or (),
-                     counter, reads_out, scalar_slots, mask)
-    return Tensor._from_node(out, node, 0, counter)
+    # the output tensor (Tensor._from_node, inlined)
+    t = _new(Tensor)
+    t._data = out if type(out) is np.ndarray else np.asarray(out)
+    t._requires_grad = True
+    t._grad = None
+    t._node = node
+    t._out_index = 0
+    t._vc = node.out_versions = _VersionCounter()
+    t._retains_grad = False
+    t._leaf_node = None
+    t._acc = None
+    t._hooks = None
+    t._base = None
+    return t
 
 
 def rebind(prim, values, params):
@@ -415,7 +473,8 @@ def group(out, name, inputs, scalar_slots=0):
 
     if not isinstance(out, _tensor.Tensor) or out._node is None:
         return out
-    if any(out is t for t in inputs) or out._node.meta.facade is not None:
+    x = out._node.meta.extra
+    if any(out is t for t in inputs) or (x is not None and x.facade is not None):
         out = reshape_p.bind(out, shape=tuple(out._data.shape))
     meta = out._node.meta
     meta.name = name
@@ -562,26 +621,19 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 retained_before[i] = t._retains_grad
 
     def on_cotangent(node, ct):
-        meta = node.meta
-        if meta.hooks:  # tensor hooks first; grad_fn prehooks see their result
-            ct = _run_tensor_hooks(meta, ct, node, create_graph)
-        if meta.prehooks:
-            for h in list(meta.prehooks):
-                r = h(_as_tensor_tuple(ct, create_graph, node))
-                if r is not None:
-                    ct = _from_tensor_tuple(r, node)
-        if meta.retained:
-            _retain(meta, ct, node, create_graph, handed)
+        x = node.meta.extra
+        if x is not None:
+            ct = _node_hooks(x, node, ct, create_graph, handed)
         if want_nodes:
             outs = ct if node.prim.multiple_results else [ct]
             for k, c in enumerate(outs):
                 for i in want_nodes.get((id(node), k), ()):
                     captured[i] = c
-        if meta.fn_hooks:
+        if x is not None and x.fn_hooks:
             # grad_inputs: one None per next_functions entry (the engine sums
             # per-input cotangents itself; a documented difference)
             no_inputs = (None,) * len(facade(node).next_functions)
-            for h in list(meta.fn_hooks):
+            for h in list(x.fn_hooks):
                 h(no_inputs, _as_tensor_tuple(ct, create_graph, node))
         return ct
 
@@ -708,10 +760,25 @@ def _from_tensor_tuple(r, node):
     return vals if node.prim.multiple_results else vals[0]
 
 
-def _run_tensor_hooks(meta, ct, node, create_graph):
+def _node_hooks(x, node, ct, create_graph, handed):
+    """Tensor hooks, ``grad_fn`` prehooks and ``retain_grad`` of one node
+    (``x``: its :class:`NodeExtras`) on its output cotangent ``ct``."""
+    if x.hooks:  # tensor hooks first; grad_fn prehooks see their result
+        ct = _run_tensor_hooks(x, ct, node, create_graph)
+    if x.prehooks:
+        for h in list(x.prehooks):
+            r = h(_as_tensor_tuple(ct, create_graph, node))
+            if r is not None:
+                ct = _from_tensor_tuple(r, node)
+    if x.retained:
+        _retain(x, ct, node, create_graph, handed)
+    return ct
+
+
+def _run_tensor_hooks(x, ct, node, create_graph):
     multi = node.prim.multiple_results
     cts = list(ct) if multi else [ct]
-    for k, hooks in meta.hooks.items():
+    for k, hooks in x.hooks.items():
         for h in list(hooks):
             if cts[k] is None:
                 continue
@@ -721,9 +788,9 @@ def _run_tensor_hooks(meta, ct, node, create_graph):
     return cts if multi else cts[0]
 
 
-def _retain(meta, ct, node, create_graph, handed):
+def _retain(x, ct, node, create_graph, handed):
     cts = ct if node.prim.multiple_results else [ct]
-    for k, refs in meta.retained.items():
+    for k, refs in x.retained.items():
         for ref in refs:
             t = ref()
             if t is not None and cts[k] is not None:
@@ -804,3 +871,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # module reads the tensor classes (``_tensor.Tensor``) only at call time
 # (tracegrad.torch imports this module before ._tensor, so this line runs ._tensor).
 from . import _tensor  # noqa: E402
+
+_VersionCounter = _tensor.VersionCounter

@@ -17,9 +17,10 @@ from .. import numpy as tnp
 from ..numpy._indexing import _IndexUpdateHelper
 from ..numpy._indexing import getitem as np_getitem
 from ..primitives import ops
+from ..primitives import elementwise as _pel
 from ..primitives import structural as _pst
 from . import _creation, _dtype, _grad_mode, _ops
-from ._autograd import _derived_edges, group
+from ._autograd import _EMPTY, _derived_edges, apply, group
 from ._tensor import Tensor, VersionCounter
 from .autograd.function import BackwardCFunction
 
@@ -42,6 +43,34 @@ def _binop(fn, reflected=False):
             if not isinstance(other, _OPERANDS):
                 return NotImplemented
             return fn(self, other)
+    return method
+
+
+def _arith(fn, prim, name, commutes=False):
+    """The operator method of ``fn`` (``_ops.add``, ``sub`` or ``mul``), with
+    the common case inlined: a float tensor with a Python number, or two
+    tensors of one dtype, contiguous or of rank < 2 (nothing to promote and no
+    layout to restore).  ``commutes``: the reflected operator of a commutative
+    ``fn``, recorded with the tensor first as the forward one is."""
+
+    def method(self, other):
+        d = self._data
+        if type(d) is np.ndarray and (d.ndim < 2 or d.flags.c_contiguous):
+            t = type(other)
+            if t is float or t is int:
+                if d.dtype.kind in _ops._FAST_SCALARS[t]:
+                    return apply(prim, name, (self, other), _EMPTY, 1)
+            elif t is Tensor:
+                e = other._data
+                if (type(e) is np.ndarray and e.dtype == d.dtype
+                        and (e.ndim < 2 or e.flags.c_contiguous) and e.shape == d.shape):
+                    return apply(prim, name, (other, self) if commutes else (self, other))
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        if not commutes:
+            return fn(self, other)
+        return fn(other, self) if isinstance(other, Tensor) else fn(self, other)
+
     return method
 
 
@@ -229,7 +258,8 @@ _COPY_SLICES = "torch::autograd::CopySlices"
 
 def _check_custom_function_view(self):
     """PyTorch's refusal to modify in place a view a custom Function returned."""
-    fn = self._node.meta.facade
+    x = self._node.meta.extra
+    fn = None if x is None else x.facade
     if isinstance(fn, BackwardCFunction):
         name = fn.name()
         if name.endswith("Backward"):
@@ -400,7 +430,8 @@ def _positions(view, base):
 
 def _move_retain_grad(self, old_node, old_index):
     """``retain_grad()`` follows the tensor to the node of its in-place update (as PyTorch)."""
-    refs = old_node.meta.retained.get(old_index, []) if old_node.meta.retained else []
+    x = old_node.meta.extra
+    refs = x.retained.get(old_index, []) if x is not None and x.retained else []
     refs[:] = [r for r in refs if r() is not self]
     self._retains_grad = False
     self.retain_grad()
@@ -660,9 +691,12 @@ _INPLACE_UNARY = (
 
 _METHODS = {
     # operators
-    "__add__": _binop(_ops.add), "__radd__": _binop(_ops.add, True),
-    "__sub__": _binop(_ops.sub), "__rsub__": _binop(_ops.sub, True),
-    "__mul__": _binop(_ops.mul), "__rmul__": _binop(_ops.mul, True),
+    "__add__": _arith(_ops.add, _pel.add_p, "AddBackward0"),
+    "__radd__": _arith(_ops.add, _pel.add_p, "AddBackward0", commutes=True),
+    "__sub__": _arith(_ops.sub, _pel.sub_p, "SubBackward0"),
+    "__rsub__": _binop(_ops.sub, True),
+    "__mul__": _arith(_ops.mul, _pel.mul_p, "MulBackward0"),
+    "__rmul__": _arith(_ops.mul, _pel.mul_p, "MulBackward0", commutes=True),
     "__truediv__": _binop(_ops.div), "__rtruediv__": _binop(_ops.div, True),
     "__floordiv__": _binop(_ops.floor_divide), "__rfloordiv__": _binop(_ops.floor_divide, True),
     "__mod__": _binop(_ops.remainder), "__rmod__": _binop(_ops.remainder, True),

@@ -23,7 +23,7 @@ from ..core import ArrayTracer, Tracer
 from ..interpreters.vjp import VJPNode
 from ..primitives import ops
 from . import _dtype, _grad_mode
-from ._autograd import TORCH, AccumulateGrad, _RemovableHandle, facade, run_backward
+from ._autograd import TORCH, AccumulateGrad, _RemovableHandle, extras, facade, run_backward
 from ._format import format_tensor
 
 __all__ = ["Tensor", "Size", "device", "VersionCounter"]
@@ -493,10 +493,10 @@ class Tensor(Tracer):
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._node is None or self._retains_grad:
             return
-        meta = self._node.meta
-        if meta.retained is None:
-            meta.retained = {}
-        meta.retained.setdefault(self._out_index, []).append(weakref.ref(self))
+        x = extras(self._node.meta)
+        if x.retained is None:
+            x.retained = {}
+        x.retained.setdefault(self._out_index, []).append(weakref.ref(self))
         self._retains_grad = True
 
     def register_hook(self, hook):
@@ -517,10 +517,10 @@ class Tensor(Tracer):
                 self._hooks = []
             self._hooks.append(hook)
             return _RemovableHandle(self._hooks, hook)
-        meta = self._node.meta
-        if meta.hooks is None:
-            meta.hooks = {}
-        hooks = meta.hooks.setdefault(self._out_index, [])
+        x = extras(self._node.meta)
+        if x.hooks is None:
+            x.hooks = {}
+        hooks = x.hooks.setdefault(self._out_index, [])
         hooks.append(hook)
         return _RemovableHandle(hooks, hook)
 

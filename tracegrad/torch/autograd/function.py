@@ -22,7 +22,7 @@ import numpy as np
 
 from ...primitives import ops
 from .. import _grad_mode
-from .._autograd import GradFn, TorchNode, version_error
+from .._autograd import GradFn, TorchNode, extras, version_error
 from .._tensor import Tensor, VersionCounter
 
 __all__ = ["FunctionCtx", "BackwardCFunction", "FunctionMeta", "Function",
@@ -376,7 +376,7 @@ def _wrap_outputs(ctx, args, output):
     prim = _FunctionPrimitive(ctx, args, parents, multiple, out_info)
     node = TorchNode(prim, {}, list(args), ans if multiple else ans[0], parents, ctx.name(),
                      edges, [], versions, False)
-    node.facade = ctx
+    extras(node).facade = ctx
     ctx._node = node
     non_diff = ctx.non_differentiable
     for k, (orig, o) in enumerate(zip(originals, outs)):
@@ -546,7 +546,7 @@ def _delayed_error(values):
                      tuple((j, t._leaf_engine_node(), 0) for j, t in enumerate(leaves)),
                      "torch::autograd::Error", list(leaves), [], [(c, 0) for c in counters],
                      False)
-    node.facade = _ErrorFn(node)
+    extras(node).facade = _ErrorFn(node)
     out = list(values)
     for k, (j, t, c) in enumerate(zip(idx, leaves, counters)):
         out[j] = Tensor._from_node(t._data, node, k, c)

@@ -337,7 +337,8 @@ class _Replay:
             meta = node.meta
             if not isinstance(node.prim, Primitive) or node.primals is None:
                 raise _NotReplayable(f"node {node.prim.name}")
-            if meta is not None and (meta.hooks or meta.prehooks or meta.fn_hooks):
+            x = None if meta is None else meta.extra
+            if x is not None and (x.hooks or x.prehooks or x.fn_hooks):
                 raise _NotReplayable("a hook inside the function")
             seen[id(node)] = node
             stack.extend(p for _, p, _ in node.parents)
