@@ -206,18 +206,87 @@ def _erfc_large(u):
     return r
 
 
+@numba.njit(inline="always")
+def _erf32(v):
+    """erf of a float64 ``v`` by the polynomials above (for float32 results)."""
+    a = abs(v)
+    t = a * a if a < 1.0 else 1.0
+    small = a * _erf_small(2.0 * t - 1.0)
+    b = a if a > 1.0 else 1.0
+    b = b if b < 4.0 else 4.0
+    large = 1.0 - fexp(-(b * b)) * _erfc_large((2.0 * b - 5.0) / 3.0)
+    r = small if a < 1.0 else (large if a < 4.0 else (1.0 if a >= 4.0 else a))
+    return math.copysign(r, v)
+
+
 @numba.njit(**_FUSED)
 def erf32_kernel(x, out):
     for i in range(x.size):
+        out[i] = _erf32(np.float64(x[i]))
+
+
+# ==========================================================================
+# gelu(x) = x Phi(x) and its derivative Phi(x) + x phi(x) (exact form), or
+# the tanh form 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x**3),
+# with derivative 0.5 (1 + t) + 0.5 x (1 - t**2) u'  (t = tanh(u)).
+# Hendrycks and Gimpel (2016), "Gaussian Error Linear Units (GELUs)".
+# One pass instead of NumPy's five (forward) or about ten (derivative);
+# float32 inputs are computed in float64 and rounded once.  Phi(x) is
+# erfc(-x / sqrt(2)) / 2 in float64 (no cancellation in the negative tail,
+# where 1 + erf(x / sqrt(2)) loses every digit below x = -8); the float32
+# kernels use 1 + erf as PyTorch's float32 kernel does (absolute error below
+# float32's epsilon times |x| / 2 there).
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_C = math.sqrt(2.0 / math.pi)
+_TANH_A = 0.044715
+
+
+@numba.njit(**_EXACT)
+def gelu_kernel(x, out):
+    for i in range(x.size):
+        v = x[i]
+        out[i] = 0.5 * v * math.erfc(-v * _INV_SQRT2)
+
+
+@numba.njit(**_FUSED)
+def gelu32_kernel(x, out):
+    for i in range(x.size):
         v = np.float64(x[i])
-        a = abs(v)
-        t = a * a if a < 1.0 else 1.0
-        small = a * _erf_small(2.0 * t - 1.0)
-        b = a if a > 1.0 else 1.0
-        b = b if b < 4.0 else 4.0
-        large = 1.0 - fexp(-(b * b)) * _erfc_large((2.0 * b - 5.0) / 3.0)
-        r = small if a < 1.0 else (large if a < 4.0 else (1.0 if a >= 4.0 else a))
-        out[i] = math.copysign(r, v)
+        out[i] = 0.5 * v * (1.0 + _erf32(v * _INV_SQRT2))
+
+
+@numba.njit(**_EXACT)
+def gelu_tanh_kernel(x, out):
+    for i in range(x.size):
+        v = np.float64(x[i])
+        out[i] = 0.5 * v * (1.0 + math.tanh(_TANH_C * (v + _TANH_A * v * v * v)))
+
+
+@numba.njit(**_EXACT)
+def gelu_grad_kernel(g, x, out):
+    for i in range(x.size):
+        v = x[i]
+        d = 0.5 * math.erfc(-v * _INV_SQRT2) + v * _INV_SQRT_2PI * math.exp(-0.5 * v * v)
+        out[i] = g[i] * d
+
+
+@numba.njit(**_FUSED)
+def gelu32_grad_kernel(g, x, out):
+    for i in range(x.size):
+        v = np.float64(x[i])
+        d = 0.5 * (1.0 + _erf32(v * _INV_SQRT2)) + v * _INV_SQRT_2PI * fexp(-0.5 * v * v)
+        out[i] = np.float64(g[i]) * d
+
+
+@numba.njit(**_EXACT)
+def gelu_tanh_grad_kernel(g, x, out):
+    for i in range(x.size):
+        v = np.float64(x[i])
+        t = math.tanh(_TANH_C * (v + _TANH_A * v * v * v))
+        du = _TANH_C * (1.0 + 3.0 * _TANH_A * v * v)
+        out[i] = np.float64(g[i]) * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * du)
 
 
 # ==========================================================================

@@ -40,6 +40,7 @@ from .core import (
 )
 from .elementwise import (
     _elementwise_aval,
+    add,
     exp,
     gt,
     mul,
@@ -47,13 +48,15 @@ from .elementwise import (
     select,
     square,
     sub,
+    tanh,
 )
 from .batching import defbatch_axes, defbatch_elementwise
 from .kernels import FLOAT_DTYPES, ensure_numba
 from .structural import _expand_reduced, defvjp_broadcasting, reduce_sum
 
 __all__ = [
-    "sigmoid", "sigmoid_grad", "softplus", "softplus_grad", "relu", "erf",
+    "sigmoid", "sigmoid_grad", "softplus", "softplus_grad", "relu", "erf", "gelu",
+    "gelu_grad",
     "softmax", "softmax_grad", "log_softmax", "log_softmax_vjp",
     "log_softmax_jvp", "logsumexp", "logsumexp_grad",
 ]
@@ -451,6 +454,136 @@ _def_symmetric_rule(erf_p, lambda g, ans, x: mul(g, mul(_TWO_OVER_SQRT_PI, exp(n
 def erf(x):
     """The error function ``2/sqrt(pi) * integral_0^x exp(-t**2) dt``, elementwise."""
     return erf_p.bind(x)
+
+
+# ==========================================================================
+# gelu: x Phi(x) (exact) or its tanh approximation, in one pass each way
+# (Hendrycks and Gimpel 2016; formulas in primitives/_nn_kernels.py)
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_C = math.sqrt(2.0 / math.pi)
+_TANH_A = 0.044715
+
+
+def _gelu_numpy(x, approximate):
+    if approximate:
+        return 0.5 * x * (1.0 + np.tanh(_TANH_C * (x + _TANH_A * x ** 3)))
+    return 0.5 * x * (1.0 + _erf_impl(x * _INV_SQRT2))
+
+
+def _gelu_deriv_numpy(x, approximate):
+    if approximate:
+        t = np.tanh(_TANH_C * (x + _TANH_A * x ** 3))
+        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * (_TANH_C * (1.0 + 3.0 * _TANH_A * x * x))
+    return 0.5 * (1.0 + _erf_impl(x * _INV_SQRT2)) + x * _INV_SQRT_2PI * np.exp(-0.5 * x * x)
+
+
+gelu_p = Primitive("gelu")
+gelu_p.reads = ((0,), False)
+gelu_p.torch_name = "GeluBackward0"
+defbatch_elementwise(gelu_p)
+
+
+@gelu_p.def_impl
+def _gelu_impl(x, approximate):
+    """One Numba pass for float32/float64 arrays (NumPy's form takes five:
+    at 128x256 float32, 0.14 ms against one kernel call's ~0.02 ms); other
+    dtypes use the NumPy formula (float results, as NumPy's)."""
+    if type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64):
+        if approximate:
+            name = "gelu_tanh_kernel"
+        else:
+            name = "gelu32_kernel" if x.dtype is _F32 else "gelu_kernel"
+        return _unary_impl(name, None, 0, x)
+    return _gelu_numpy(np.asarray(x), approximate)[()]
+
+
+gelu_p.def_abstract_eval(_elementwise_aval(_gelu_numpy))
+_def_symmetric_rule(gelu_p, lambda g, ans, x, approximate: gelu_grad(g, x, approximate))
+
+
+def gelu(x, approximate=False):
+    """Gaussian error linear unit ``x * Phi(x)``, elementwise.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Float values (any shape).
+    approximate : bool, optional
+        False: the exact ``0.5 x (1 + erf(x / sqrt(2)))``; True: the tanh
+        approximation ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)))``
+        (both from Hendrycks and Gimpel (2016), "Gaussian Error Linear Units").
+
+    Returns
+    -------
+    array or tracer
+        Same shape and dtype as ``x``.
+    """
+    return gelu_p.bind(x, approximate=bool(approximate))
+
+
+# --------------------------------------------------------------------------
+# gelu_grad(g, x) = g * gelu'(x)
+
+gelu_grad_p = Primitive("gelu_grad")
+gelu_grad_p.torch_name = "GeluBackwardBackward0"
+defbatch_elementwise(gelu_grad_p)
+
+
+@gelu_grad_p.def_impl
+def _gelu_grad_impl(g, x, approximate):
+    """``g * gelu'(x)`` in one Numba pass when ``g`` and ``x`` share a shape and
+    a float dtype; else NumPy's formula (which broadcasts)."""
+    if type(x) is np.ndarray and (x.dtype is _F32 or x.dtype is _F64):
+        if approximate:
+            name = "gelu_tanh_grad_kernel"
+        else:
+            name = "gelu32_grad_kernel" if x.dtype is _F32 else "gelu_grad_kernel"
+        return _binary_impl(name, lambda g, x: g * _gelu_deriv_numpy(x, approximate), g, x)
+    return (np.asarray(g) * _gelu_deriv_numpy(np.asarray(x), approximate))[()]
+
+
+gelu_grad_p.def_abstract_eval(
+    _elementwise_aval(lambda g, x, approximate: g * _gelu_deriv_numpy(x, approximate)))
+
+
+def _gelu_second(x, approximate):
+    """``gelu''(x)``, written with primitives (so it differentiates again).
+
+    Exact form: ``phi(x) (2 - x**2)``.  Tanh form, with ``t = tanh(u)``,
+    ``u' = c (1 + 3 a x**2)``, ``u'' = 6 c a x``:
+    ``(1 - t**2) (u' + x (u'' / 2 - t u'**2))``.
+    """
+    if approximate:
+        x2 = square(x)
+        t = tanh(mul(_TANH_C, add(x, mul(_TANH_A, mul(x, x2)))))
+        du = mul(_TANH_C, add(1.0, mul(3.0 * _TANH_A, x2)))
+        inner = sub(mul(3.0 * _TANH_C * _TANH_A, x), mul(t, square(du)))
+        return mul(sub(1.0, square(t)), add(du, mul(x, inner)))
+    phi = mul(_INV_SQRT_2PI, exp(mul(-0.5, square(x))))
+    return mul(phi, sub(2.0, square(x)))
+
+
+def _gelu_grad_dx(ct, ans, g, x, approximate):
+    return mul(ct, mul(g, _gelu_second(x, approximate)))
+
+
+defjvp(
+    gelu_grad_p,
+    lambda tg, ans, g, x, approximate: gelu_grad(tg, x, approximate),
+    _gelu_grad_dx,
+)
+defvjp_broadcasting(
+    gelu_grad_p,
+    lambda ct, ans, g, x, approximate: gelu_grad(ct, x, approximate),
+    _gelu_grad_dx,
+)
+
+
+def gelu_grad(g, x, approximate=False):
+    """``g * gelu'(x)``: ``g`` times the derivative of :func:`gelu` at ``x``."""
+    return gelu_grad_p.bind(g, x, approximate=bool(approximate))
 
 
 # ==========================================================================

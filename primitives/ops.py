@@ -131,6 +131,8 @@ from .linalg import (
 )
 from .nn import (
     erf,
+    gelu,
+    gelu_grad,
     log_softmax,
     log_softmax_jvp,
     log_softmax_vjp,
@@ -187,6 +189,8 @@ __all__ = [
     "full_like",
     "gather",
     "ge",
+    "gelu",
+    "gelu_grad",
     "gt",
     "hypot",
     "integer_pow",

@@ -109,6 +109,7 @@ TNP = _Lazy(
     "tracegrad.numpy",
     linalg=_Lazy("tracegrad.numpy.linalg"),
     nn=_Lazy("tracegrad.nn"),
+    ops=_Lazy("tracegrad.primitives.ops"),
 )
 
 
@@ -126,6 +127,11 @@ class _NP:
 
     linalg = np.linalg
     nn = _NumpyNN
+
+    class ops:
+        """References of primitives public only through another layer (``torch.erf``)."""
+
+        erf = staticmethod(lambda x: _erf(x))
 
 
 NP = _NP()
@@ -552,6 +558,8 @@ row("nn.softmax", "axis=0", lambda ns, x: ns.nn.softmax(x, axis=0), A((wide, S))
 row("nn.log_softmax", "", lambda ns, x: ns.nn.log_softmax(x), A((wide, S)))
 row("nn.log_softmax", "axis=0", lambda ns, x: ns.nn.log_softmax(x, axis=0), A((wide, S)))
 row("nn.logsumexp", "", lambda ns, x: ns.nn.logsumexp(x), A((wide, S)))
+row("ops.erf", "", lambda ns, x: ns.ops.erf(x), A((normal, S)),
+    numpy_dispatch=False)  # (NumPy has no erf ufunc for the reference to dispatch)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

@@ -612,3 +612,66 @@ def test_mlp_cross_entropy_gradient_against_autograd():
     for a, b, c in zip(ours, alt, alt2):
         np.testing.assert_allclose(a, b, rtol=1e-10)
         np.testing.assert_allclose(a, c, rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------
+# gelu: one fused primitive each way (gelu, gelu_grad)
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu_edge_values_and_derivatives(approximate):
+    # as JAX and PyTorch (float64): NaN at -inf (x * Phi(x) is -inf * 0), and
+    # NaN derivatives at +-inf; 0 and derivative 1/2 at +-0, -0.0 kept
+    x = np.array([-np.inf, np.inf, np.nan, 0.0, -0.0, -40.0])
+    y = nn.gelu(x, approximate=approximate)
+    np.testing.assert_array_equal(y, [np.nan, np.inf, np.nan, 0.0, -0.0, -0.0])
+    assert np.signbit(y[4]) and np.signbit(y[5])
+    d = tg.vmap(tg.grad(lambda v: nn.gelu(v, approximate=approximate)))(x)
+    np.testing.assert_array_equal(d, [np.nan, np.nan, np.nan, 0.5, 0.5, 0.0])
+    # the second derivative at 0: sqrt(2/pi) for both forms
+    d2 = tg.grad(tg.grad(lambda v: nn.gelu(v, approximate=approximate)))(0.0)
+    assert d2 == pytest.approx(math.sqrt(2.0 / math.pi), rel=1e-15)
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_kernels_match_the_formula(approximate, dtype):
+    # the kernels (forward and g * gelu'(x)) against the float64 formula, rounded
+    x = np.linspace(-9.0, 9.0, 2001).astype(dtype)
+    g = np.random.default_rng(0).standard_normal(x.shape).astype(dtype)
+    xd = x.astype(np.float64)
+    erfc = np.vectorize(math.erfc)
+    eps = np.finfo(dtype).eps
+    if approximate:
+        t = np.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd ** 3))
+        ref = 0.5 * xd * (1 + t)
+        terms = (0.5 * (1 + t), 0.5 * xd * (1 - t * t) * math.sqrt(2 / math.pi)
+                 * (1 + 3 * 0.044715 * xd ** 2))
+    else:
+        ref = 0.5 * xd * erfc(-(xd * (1 / math.sqrt(2))))  # (the kernel's rounding of x / sqrt 2)
+        terms = (0.5 * erfc(-(xd * (1 / math.sqrt(2)))),
+                 xd * np.exp(-xd * xd / 2) / math.sqrt(2 * math.pi))
+    y, dy = ops.gelu(x, approximate=approximate), ops.gelu_grad(g, x, approximate=approximate)
+    assert y.dtype == dtype and dy.dtype == dtype
+    # exact form in float64: 2 ulps everywhere, the negative tail included
+    # (Phi by erfc); otherwise 2 ulps plus, on the negative tail, the
+    # cancellation of 1 + erf (float32, as PyTorch's float32 kernel) or of
+    # 1 + tanh (both forms of the formula share it): epsilon times |x|
+    tail = 0.0
+    if dtype == np.float32 or approximate:
+        tail = eps * np.abs(xd) * (xd < 0)
+    ulp = np.spacing(np.abs(ref).astype(dtype)).astype(np.float64)
+    assert np.all(np.abs(y - ref) <= 2.0 * ulp + tail)
+    # the derivative's two terms cancel near x = -0.75: the bound is relative
+    # to their magnitudes
+    # (and 1 - tanh**2 loses digits as tanh -> +-1: eps times |x u'|)
+    gd = g.astype(np.float64)
+    bound = 4 * eps * (np.abs(terms[0]) + np.abs(terms[1])) + tail
+    if approximate:
+        bound = bound + eps * np.abs(xd) * (1 + 3 * 0.044715 * xd ** 2)
+    assert np.all(np.abs(dy - gd * (terms[0] + terms[1])) <= np.abs(gd) * bound + 1e-300)
+
+
+def test_gelu_third_derivatives():
+    for approximate in (False, True):
+        check_grads(lambda v: nn.gelu(v, approximate=approximate), (np.linspace(-3, 3, 7),),
+                    order=3, modes=("fwd", "rev"))

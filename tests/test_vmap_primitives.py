@@ -180,6 +180,13 @@ for _names, _gen, _dts in [
     case(_names, V([_gen(2, 3)], {}, _dts), V([_gen()], {}, _dts))
 # exp/sin/cos/tanh run vectorized kernels on 128+ elements: one variant above, one below
 case("exp sin cos tanh", V([real(3, 50)], {}), V([real(4)], {}))
+case("gelu", V([real(2, 3)], {"approximate": False}, F), V([real(5)], {"approximate": True}, F))
+case(
+    "gelu_grad",
+    V([real(2, 3), real(3)], {"approximate": False}, F),
+    V([real(4), real(4)], {"approximate": True}, F),
+    V([real(4), Fixed(1.5)], {"approximate": False}, F),
+)
 case("round", V([real(2, 3, hi=3.0)], {"decimals": 0}), V([real(5)], {"decimals": 1}))
 case("stop_gradient", V([real(2, 3)], {}, FI))
 case("isnan isinf isfinite", V([specials(2, 3)], {}), V([specials()], {}))

@@ -17,7 +17,6 @@ means every axis, where allowed).  The math lives in the primitives of
 ``tracegrad.primitives.nn``, whose derivative formulas run as fused Numba
 kernels.
 """
-import math
 import operator
 
 import numpy as np
@@ -179,10 +178,6 @@ def silu(x):
 swish = silu
 
 
-_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-_INV_SQRT2 = 1.0 / math.sqrt(2.0)
-
-
 def gelu(x, approximate=True):
     """Gaussian error linear unit ``x * Phi(x)``, elementwise.
 
@@ -202,13 +197,10 @@ def gelu(x, approximate=True):
     Notes
     -----
     Both forms are from Hendrycks and Gimpel (2016), "Gaussian Error Linear
-    Units (GELUs)".  The derivative of ``erf`` is ``2/sqrt(pi) exp(-x**2)``.
+    Units (GELUs)".  One primitive (``gelu``, a fused kernel each way); its
+    derivative is ``Phi(x) + x phi(x)`` (exact form).
     """
-    x = _float(x)
-    if approximate:
-        inner = ops.mul(_SQRT_2_OVER_PI, ops.add(x, ops.mul(0.044715, ops.integer_pow(x, 3))))
-        return ops.mul(ops.mul(0.5, x), ops.add(1.0, ops.tanh(inner)))
-    return ops.mul(ops.mul(0.5, x), ops.add(1.0, ops.erf(ops.mul(x, _INV_SQRT2))))
+    return ops.gelu(_float(x), approximate=approximate)
 
 
 def elu(x, alpha=1.0):

@@ -411,7 +411,7 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     return _activation("GeluBackward0",
-                       lambda x: _tnn.gelu(x, approximate=approximate == "tanh"), input, False,
+                       lambda x: ops.gelu(x, approximate=approximate == "tanh"), input, False,
                        "GeluKernelImpl")
 
 
