@@ -583,3 +583,24 @@ def test_cosine_annealing_closed_form(torch):
         lrs.append(sched.get_last_lr()[0])
     expected = [(1 + math.cos(math.pi * t / 4)) / 2 for t in range(1, 5)]
     np.testing.assert_allclose(lrs, expected, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("cfg", [
+    ("Adam", {"lr": 0.05}), ("Adam", {"lr": 0.05, "weight_decay": 0.1}),
+    ("AdamW", {"lr": 0.05, "weight_decay": 0.3}), ("Adam", {"lr": 0.02, "maximize": True}),
+], ids=["adam", "adam-l2", "adamw", "adam-maximize"])
+def test_fused_adam_step_is_bitwise_the_numpy_formulas(monkeypatch, cfg, dtype):
+    # contiguous float parameters take one Numba pass per step; it must round
+    # every operation as the NumPy formulas (PyTorch's order) do
+    from tracegrad.torch.optim import optimizer
+
+    name, kwargs = cfg
+    fused, _, fparams = train(tt, "mlp", name, dict(kwargs), dtype)
+    monkeypatch.setattr(optimizer, "_fusable", lambda *arrays: False)
+    plain, _, pparams = train(tt, "mlp", name, dict(kwargs), dtype)
+    for step_f, step_p in zip(fused, plain):
+        for a, b in zip(step_f, step_p):
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(fparams, pparams):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

@@ -164,3 +164,21 @@ def test_index_assignment_prints_copy_slices(torch):
     y = torch.ones(2, requires_grad=True) * 1
     y[0] = 5.0
     assert repr(y) == "tensor([5., 1.], grad_fn=<CopySlices>)"
+
+
+def test_grad_layout_follows_the_leaf(torch):
+    # .grad has the leaf's strides (PyTorch's AccumulateGrad layout contract):
+    # a Linear weight's gradient is contiguous although its backward computes
+    # a transposed view; autograd.grad hands out contiguous gradients
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 3)
+    x = torch.randn(5, 4)
+    lin(x).sum().backward()
+    assert lin.weight.grad.is_contiguous() and lin.weight.grad.stride() == (4, 1)
+    w = torch.randn(4, 3).t().requires_grad_()
+    (w * 2).sum().backward()
+    assert w.grad.stride() == (1, 3)
+    g, = torch.autograd.grad((w * 2).sum(), [w])
+    assert g.stride() == (4, 1)
+    g, = torch.autograd.grad(lin(x).sum(), [lin.weight])
+    assert g.stride() == (4, 1)

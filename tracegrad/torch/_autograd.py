@@ -669,7 +669,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             else:
                 c = captured.get(i)
             if c is not None:
-                c = _finish(c, t, create_graph, handed)
+                c = _finish(c, t, create_graph, handed, layout=False)
             results.append(c)
         return results
 
@@ -724,8 +724,12 @@ def _as_tensor(g):
     return g if isinstance(g, _tensor.Tensor) else _tensor.Tensor._wrap(np.asarray(g))
 
 
-def _finish(ct, like, create_graph, handed=None):
+def _finish(ct, like, create_graph, handed=None, layout=True):
     """A cotangent as the tensor PyTorch would hand out (fresh, ``like``'s dtype).
+
+    With ``layout`` (a ``.grad``), the result has ``like``'s strides when
+    ``like`` is dense, as PyTorch's AccumulateGrad does; without it (what
+    ``autograd.grad`` returns), a C-contiguous array.
 
     ``handed`` maps ``id`` to every array or tensor already handed out in this
     backward pass (and the caller's own gradient arguments): one cotangent
@@ -742,12 +746,25 @@ def _finish(ct, like, create_graph, handed=None):
             return ct
         return _tensor.Tensor._wrap(np.array(ct._data))
     data = np.asarray(ct)
-    if (not (data.flags.owndata and data.flags.writeable) or data is like._data
+    lk = like._data
+    fresh = None
+    if not layout:
+        if not data.flags.c_contiguous:
+            fresh = np.ascontiguousarray(data)
+    elif data.shape == lk.shape and data.strides != lk.strides and data.dtype == lk.dtype and (
+            lk.flags.c_contiguous or lk.flags.f_contiguous):
+        # PyTorch's layout contract: a dense leaf's .grad has the leaf's
+        # strides (a Linear weight's gradient arrives as a transposed view)
+        fresh = np.empty_like(lk)
+        np.copyto(fresh, data)
+    if fresh is not None:
+        data = fresh
+    elif (not (data.flags.owndata and data.flags.writeable) or data is lk
             or (handed is not None and id(data) in handed)):
         data = np.array(data)
     if handed is not None:
         handed[id(data)] = data
-    return _tensor.Tensor._wrap(data.reshape(like._data.shape))
+    return _tensor.Tensor._wrap(data.reshape(lk.shape))
 
 
 def _as_tensor_tuple(ct, create_graph, node):

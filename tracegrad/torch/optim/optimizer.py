@@ -24,6 +24,29 @@ from ..nn.module import _zero_grad
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "required"]
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_optim_kernels = None
+
+
+def _adam_kernel():
+    """:func:`._kernels.adam_kernel` (its module imports Numba: loaded on first use)."""
+    global _optim_kernels
+    if _optim_kernels is None:
+        from . import _kernels  # lazy: imports Numba (and loads the cached kernel)
+
+        _optim_kernels = _kernels
+    return _optim_kernels.adam_kernel
+
+
+def _fusable(*arrays):
+    """True if ``arrays`` are C-contiguous ndarrays of one float32/float64 dtype and shape."""
+    a = arrays[0]
+    if type(a) is not np.ndarray or (a.dtype != _F32 and a.dtype != _F64):
+        return False
+    return all(type(b) is np.ndarray and b.dtype == a.dtype and b.shape == a.shape
+               and b.flags.c_contiguous for b in arrays)
+
+
 class _Required:
     """Marker of a hyperparameter without a default."""
 
@@ -442,17 +465,27 @@ class Adam(Optimizer):
             step_t = state["step"]
             step_t._data[...] += 1
             step = float(step_t._data)
+            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+            bias1 = 1 - beta1 ** step
+            bias2_sqrt = math.sqrt(1 - beta2 ** step)
+            if _fusable(data, grad, m, v) and not amsgrad:
+                # one pass instead of NumPy's ten (the same operations, in order)
+                _adam_kernel()(data.reshape(-1), grad.reshape(-1), m.reshape(-1),
+                               v.reshape(-1), dt(1 - lr * wd if decoupled else 1),
+                               dt(0 if decoupled else wd), dt(1 - beta1), dt(beta2),
+                               dt(1 - beta2), dt(bias2_sqrt), dt(eps), dt(lr / bias1))
+                self._bump(p)
+                for key in state:
+                    state[key]._vc.value += 1
+                continue
             if wd != 0:
                 if decoupled:
                     np.multiply(data, dt(1 - lr * wd), out=data)
                 else:
                     grad = grad + dt(wd) * data
-            m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
             m += (grad - m) * dt(1 - beta1)
             np.multiply(v, dt(beta2), out=v)
             v += dt(1 - beta2) * grad * grad
-            bias1 = 1 - beta1 ** step
-            bias2_sqrt = math.sqrt(1 - beta2 ** step)
             if amsgrad:
                 vmax = state["max_exp_avg_sq"]._data
                 np.maximum(vmax, v, out=vmax)
