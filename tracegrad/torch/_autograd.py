@@ -74,7 +74,12 @@ class TorchNode(VJPNode):
     def __init__(self, prim, params, primals, ans, parents, name, edges, saved, out_versions,
                  reads_output, scalar_slots=0, tensor_mask=0):
         # (apply() fills these slots inline instead: the hot path of the layer)
-        VJPNode.__init__(self, prim, params, primals, ans, parents, self)
+        self.prim = prim
+        self.params = params
+        self.primals = primals
+        self.ans = ans
+        self.parents = parents
+        self.seq = next(node_sequence)
         self.tensor_mask = tensor_mask
         self.name = name
         self.edges = edges
@@ -83,6 +88,17 @@ class TorchNode(VJPNode):
         self.out_versions = out_versions
         self.reads_output = reads_output
         self.extra = None
+
+    @property
+    def meta(self):
+        """The node itself (PyTorch's bookkeeping is in its own slots).
+
+        A property, not the engine's ``meta`` slot set to ``self``: that
+        reference cycle kept every dropped graph, and its arrays, alive until
+        Python's cycle collector ran (a fresh allocation, page faults
+        included, for every intermediate of a training step).
+        """
+        return self
 
 
 class NodeExtras:
@@ -399,7 +415,6 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     node.ans = out
     node.parents = tuple(parents)
     node.seq = next(node_sequence)
-    node.meta = node
     node.name = name
     node.edges = None
     node.saved = saved or ()
