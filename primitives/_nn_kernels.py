@@ -257,11 +257,13 @@ def gelu32_kernel(x, out):
         out[i] = 0.5 * v * (1.0 + _erf32(v * _INV_SQRT2))
 
 
-@numba.njit(**_EXACT)
+@numba.njit(**_FUSED)
 def gelu_tanh_kernel(x, out):
+    # 0.5 x (1 + tanh(u)) = x sigmoid(2 u): no cancellation for u << 0, and
+    # sigmoid's exp vectorizes where a scalar tanh does not (5x faster)
     for i in range(x.size):
         v = np.float64(x[i])
-        out[i] = 0.5 * v * (1.0 + math.tanh(_TANH_C * (v + _TANH_A * v * v * v)))
+        out[i] = v * _sigmoid(2.0 * _TANH_C * (v + _TANH_A * v * v * v))
 
 
 @numba.njit(**_EXACT)
@@ -280,13 +282,14 @@ def gelu32_grad_kernel(g, x, out):
         out[i] = np.float64(g[i]) * d
 
 
-@numba.njit(**_EXACT)
+@numba.njit(**_FUSED)
 def gelu_tanh_grad_kernel(g, x, out):
+    # with s = sigmoid(2 u): 0.5 (1 + t) = s and 1 - t**2 = 4 s (1 - s)
     for i in range(x.size):
         v = np.float64(x[i])
-        t = math.tanh(_TANH_C * (v + _TANH_A * v * v * v))
+        sg = _sigmoid(2.0 * _TANH_C * (v + _TANH_A * v * v * v))
         du = _TANH_C * (1.0 + 3.0 * _TANH_A * v * v)
-        out[i] = np.float64(g[i]) * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * du)
+        out[i] = np.float64(g[i]) * (sg + 2.0 * v * sg * (1.0 - sg) * du)
 
 
 # ==========================================================================
