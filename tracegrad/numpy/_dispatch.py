@@ -8,7 +8,6 @@ it by its public module (``scipy.special.erf``, ``numpy.linalg.pinv``), so a
 tracer never silently becomes an object array or a constant; the message
 points to the tracegrad function of the same name when there is one.
 """
-import importlib
 import sys
 
 import numpy as np
@@ -74,13 +73,12 @@ _ALIASES = {
 
 
 def _resolve(path):
-    """The object at dotted ``path`` (importing its module if needed), or None."""
+    """The object at dotted ``path`` among the loaded modules, or None.
+
+    ``import tracegrad`` loads every tracegrad namespace (``tracegrad.nn``,
+    ``tracegrad.numpy.linalg``, ...), so nothing needs importing here."""
     mod_name, _, attr = path.rpartition(".")
-    try:
-        mod = sys.modules.get(mod_name) or importlib.import_module(mod_name)
-    except ImportError:
-        return None
-    return getattr(mod, attr, None)
+    return getattr(sys.modules.get(mod_name), attr, None)
 
 
 def _equivalent(module, name):
