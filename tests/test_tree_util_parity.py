@@ -119,8 +119,10 @@ def test_treedef_equality_hash_and_methods():
 
 
 def test_all_leaves_matches_jax():
-    for xs in ([1, 2], [None], [(1,)], [], [np.ones(2), "s"]):
+    isnone = lambda x: x is None  # noqa: E731
+    for xs in ([1, 2], [None], [(1,)], [], [np.ones(2), "s"], [None, 1], [(None,)]):
         assert tu.all_leaves(xs) == jtu.all_leaves(xs)
+        assert tu.all_leaves(xs, is_leaf=isnone) == jtu.all_leaves(xs, is_leaf=isnone)
 
 
 @pytest.mark.parametrize("tree, rest", [

@@ -746,13 +746,16 @@ def tree_structure(tree, is_leaf=None):
     return tree_flatten(tree, is_leaf)[1]
 
 
-def all_leaves(iterable):
+def all_leaves(iterable, is_leaf=None):
     """True if every element of ``iterable`` is a leaf.
 
     Parameters
     ----------
     iterable : iterable
         Objects to test; each is tested itself, not recursed into.
+    is_leaf : callable, optional
+        ``is_leaf(x) -> bool``: also counts ``x`` as a leaf (as in
+        :func:`tree_leaves`).
 
     Returns
     -------
@@ -761,7 +764,11 @@ def all_leaves(iterable):
         namedtuple, ``None``, a registered class); True for an empty
         iterable.
     """
-    return all(_node_of(x) is None for x in iterable)
+    if is_leaf is None:
+        return all(_node_of(x) is None for x in iterable)
+    items = list(iterable)
+    flat = tree_leaves(items, is_leaf)
+    return len(flat) == len(items) and all(a is b for a, b in zip(flat, items))
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
@@ -797,8 +804,14 @@ def tree_map(f, tree, *rest, is_leaf=None):
     {'x': 11, 'y': (22, None)}
     """
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [treedef.flatten_up_to(r) for r in rest]
+    others = [_leaves_up_to(treedef, r, is_leaf) for r in rest]
     return treedef.unflatten(f(*xs) for xs in zip(leaves, *others))
+
+
+def _leaves_up_to(treedef, r, is_leaf):
+    """``treedef.flatten_up_to(r)``, by one plain flatten when ``r`` has the same structure."""
+    r_leaves, r_def = tree_flatten(r, is_leaf)
+    return r_leaves if r_def == treedef else treedef.flatten_up_to(r)
 
 
 # --------------------------------------------------------------------------
