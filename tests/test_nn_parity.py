@@ -85,7 +85,8 @@ def test_log1mexp_edges_match_jax():
     d1, jd1 = tg.grad(lambda v: tnp.sum(nn.log1mexp(v)))(inner), \
         jax.grad(lambda v: jnp.sum(jax.nn.log1mexp(v)))(inner)
     np.testing.assert_allclose(d1, jd1, rtol=1e-12)
-    np.testing.assert_allclose(d1, 1.0 / np.expm1(inner), rtol=1e-12)
+    with np.errstate(over="ignore"):  # expm1(800) = inf: the derivative is 0
+        np.testing.assert_allclose(d1, 1.0 / np.expm1(inner), rtol=1e-12)
     assert float(tg.grad(nn.log1mexp)(0.0)) == np.inf  # as JAX's 1 / expm1(0)
     assert float(tg.grad(nn.log1mexp)(0.0)) == float(jax.grad(jax.nn.log1mexp)(0.0))
     assert np.isfinite(float(tg.grad(tg.grad(nn.log1mexp))(1e-5)))
@@ -127,19 +128,15 @@ def _attention_inputs(B=2, T=3, S=4, N=4, K=2, H=5, seed=3):
 
 ATTENTION = [
     ({}, {}),
-    ({"K": 4}, {"scale": 0.3}),
-    ({}, {"bias": "bias"}),
+    ({"K": 4}, {"scale": 0.3, "bias": "bias"}),
     ({}, {"mask": "mask"}),
-    ({"S": 3}, {"is_causal": True}),
     ({"S": 3}, {"is_causal": True, "bias": "bias", "scale": 2.0, "compare_grads": True}),
     ({"K": 1}, {"mask": "mask", "is_causal": True}),
-    ({"B": 0}, {}),
-    ({"B": 0, "K": 4}, {"is_causal": True}),
+    ({"B": 0, "K": 4}, {"is_causal": True, "local_window_size": 1}),
     ({}, {"query_seq_lengths": np.array([2, 3], np.int32),
           "key_value_seq_lengths": np.array([4, 1], np.int32), "mask": "mask",
           "compare_grads": True}),
     ({"S": 5}, {"local_window_size": (1, 2)}),
-    ({"S": 3}, {"local_window_size": 1}),
 ]
 
 
@@ -237,14 +234,15 @@ def _fan_var(shape, mode, in_axis=-2, out_axis=-1):
 def test_variance_scaling_family_statistics(name, scale, mode, dist):
     shape = (3, 200, 300)
     w = getattr(initializers, name)()(np.random.default_rng(5), shape)
-    jw = np.asarray(getattr(jax.nn.initializers, name)()(jax.random.key(0), shape))
-    assert w.shape == jw.shape and w.dtype == np.float64
+    assert w.shape == shape and w.dtype == np.float64
     var = scale / _fan_var(shape, mode)
     assert w.var() == pytest.approx(var, rel=0.02)
-    assert w.var() == pytest.approx(jw.var(), rel=0.03)
     bound = math.sqrt(3 * var) if dist == "uniform" else 2 * math.sqrt(var) / 0.87962566103423978
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.98 * bound
-    assert np.abs(jw).max() <= bound * (1 + 1e-6)
+    if name in ("glorot_normal", "he_uniform"):  # JAX itself, for one of each distribution
+        jw = np.asarray(getattr(jax.nn.initializers, name)()(jax.random.key(0), shape))
+        assert jw.shape == shape and w.var() == pytest.approx(jw.var(), rel=0.03)
+        assert np.abs(jw).max() <= bound * (1 + 1e-6)
 
 
 def test_normal_uniform_truncated_and_keys():
