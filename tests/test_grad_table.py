@@ -93,6 +93,44 @@ class _NumpyNN:
     def leaky_relu(x, negative_slope=0.01):
         return np.where(x > 0, x, negative_slope * x)
     softplus = staticmethod(lambda x: np.logaddexp(x, 0.0))
+    selu = staticmethod(lambda x: 1.0507009873554804934 * np.where(
+        x > 0, x, 1.6732632423543772848 * np.expm1(np.minimum(x, 0.0))))
+    celu = staticmethod(lambda x, alpha=1.0: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0) / alpha)))
+    mish = staticmethod(lambda x: x * np.tanh(np.logaddexp(x, 0.0)))
+    hard_tanh = staticmethod(lambda x: np.clip(x, -1.0, 1.0))
+    hard_sigmoid = staticmethod(lambda x: np.clip(x + 3.0, 0.0, 6.0) / 6.0)
+    hard_silu = hard_swish = staticmethod(lambda x: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0)
+    soft_sign = staticmethod(lambda x: x / (np.abs(x) + 1.0))
+    log1mexp = staticmethod(lambda x: np.log(-np.expm1(-x)))
+    sparse_plus = staticmethod(lambda x: np.where(x <= -1, 0.0, np.where(x >= 1, x, (x + 1) ** 2 / 4)))
+    sparse_sigmoid = staticmethod(lambda x: np.clip((x + 1.0) / 2.0, 0.0, 1.0))
+    squareplus = staticmethod(lambda x, b=4: (x + np.sqrt(x * x + b)) / 2)
+    identity = staticmethod(lambda x: x)
+    tanh = staticmethod(np.tanh)
+
+    @staticmethod
+    def glu(x, axis=-1):
+        a, b = np.split(x, 2, axis=axis)
+        return a * np.exp(-np.logaddexp(0.0, -b))
+
+    @staticmethod
+    def standardize(x, axis=-1, epsilon=1e-5, algorithm="fast"):
+        m = np.mean(x, axis=axis, keepdims=True)
+        return (x - m) / np.sqrt(np.var(x, axis=axis, keepdims=True) + epsilon)
+
+    @staticmethod
+    def dot_product_attention(q, k, v, bias=None, is_causal=False):
+        g = q.shape[-2] // k.shape[-2]
+        k, v = np.repeat(k, g, axis=-2), np.repeat(v, g, axis=-2)
+        logits = np.einsum("...tnh,...snh->...nts", q, k) / np.sqrt(q.shape[-1])
+        if bias is not None:
+            logits = logits + bias
+        if is_causal:
+            t, s = logits.shape[-2:]
+            logits = np.where(np.tril(np.ones((t, s), bool)), logits, -0.7 * np.finfo(np.float32).max)
+        p = np.exp(logits - _np_logsumexp(logits, axis=-1, keepdims=True))
+        return np.einsum("...nts,...snh->...tnh", p, v).reshape(q.shape)
+
     log_sigmoid = staticmethod(lambda x: -np.logaddexp(0.0, -x))
     logsumexp = staticmethod(_np_logsumexp)
 
@@ -611,6 +649,30 @@ row("nn.leaky_relu", "", lambda ns, x: ns.nn.leaky_relu(x, 0.1), A((nonzero, S))
 row("nn.relu6", "", lambda ns, x: ns.nn.relu6(x),
     A((lambda r, s: np.choose(r.integers(0, 3, s), [r.uniform(-2, -0.3, s), r.uniform(0.3, 5.7, s),
                                                     r.uniform(6.3, 8, s)]), S)))
+row("nn.selu", "", lambda ns, x: ns.nn.selu(x), A((nonzero, S)))
+row("nn.celu", "", lambda ns, x: ns.nn.celu(x, 0.6), A((nonzero, S)))
+row("nn.mish", "", lambda ns, x: ns.nn.mish(x), A((wide, S)))
+row("nn.hard_tanh", "", lambda ns, x: ns.nn.hard_tanh(x), A((clip_x, S)))
+row("nn.hard_sigmoid", "", lambda ns, x: ns.nn.hard_sigmoid(x), A((lambda r, s: 3 * clip_x(r, s), S)))
+row("nn.hard_silu", "", lambda ns, x: ns.nn.hard_silu(x), A((lambda r, s: 3 * clip_x(r, s), S)))
+row("nn.hard_swish", "", lambda ns, x: ns.nn.hard_swish(x), A((lambda r, s: 3 * clip_x(r, s), S)))
+row("nn.soft_sign", "", lambda ns, x: ns.nn.soft_sign(x), A((nonzero, S)))
+row("nn.log1mexp", "", lambda ns, x: ns.nn.log1mexp(x), A((pos, S)))
+row("nn.log1mexp", "small", lambda ns, x: ns.nn.log1mexp(x),
+    A((lambda r, s: r.uniform(0.25, 0.6, s), S)))
+row("nn.sparse_plus", "", lambda ns, x: ns.nn.sparse_plus(x), A((clip_x, S)))
+row("nn.sparse_sigmoid", "", lambda ns, x: ns.nn.sparse_sigmoid(x), A((clip_x, S)))
+row("nn.squareplus", "", lambda ns, x: ns.nn.squareplus(x, b=2.0), A((wide, S)))
+row("nn.identity", "", lambda ns, x: ns.nn.identity(x), A((normal, S)))
+row("nn.tanh", "", lambda ns, x: ns.nn.tanh(x), A((normal, S)))
+row("nn.glu", "", lambda ns, x: ns.nn.glu(x, axis=0), A((normal, (4, 3))))
+row("nn.standardize", "", lambda ns, x: ns.nn.standardize(x, epsilon=0.1), A((normal, (2, 4))))
+row("nn.dot_product_attention", "", lambda ns, q, k, v, b: ns.nn.dot_product_attention(q, k, v, b),
+    A((normal, (3, 2, 4)), (normal, (2, 1, 4)), (normal, (2, 1, 4)), (normal, (1, 2, 3, 2))),
+    tol=1e-4)
+row("nn.dot_product_attention", "causal",
+    lambda ns, q, k, v: ns.nn.dot_product_attention(q, k, v, is_causal=True),
+    A((normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2))), tol=1e-4)
 row("linalg.svd", "values", lambda ns, a: ns.linalg.svd(a, compute_uv=False), A((normal, (3, 2))))
 row("linalg.svd", "vectors",
     # singular vectors up to sign: fix the sign of each column of u

@@ -568,7 +568,9 @@ def test_tree_map_multiple_trees_and_mismatch():
     assert tree_util.tree_map(lambda a, b: a * b, {"x": 2, "y": [3]}, {"x": 5, "y": [7]}) == {
         "x": 10, "y": [21]}
     with pytest.raises(ValueError):
-        tree_util.tree_map(lambda a, b: a, (1, 2), (1, (2, 3)))
+        tree_util.tree_map(lambda a, b: a, (1, 2), (1,))
+    # as in JAX, the first tree need only be a prefix of the others
+    assert tree_util.tree_map(lambda a, b: b, (1, 2), (1, (2, 3))) == (1, (2, 3))
     assert tree_util.tree_leaves({"a": np.ones(2)})[0].shape == (2,)
 
 

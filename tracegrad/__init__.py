@@ -24,7 +24,7 @@ if _importlib_util.find_spec(f"{__name__}.primitives") is None:
 from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
-from . import tree_util
+from . import tree, tree_util
 from .core import UnexpectedTracerError
 from .transforms import (
     checkpoint,
@@ -65,6 +65,7 @@ __all__ = [
     "custom_vjp",
     "checkpoint",
     "remat",
+    "tree",
     "tree_util",
     "test_util",
     "numpy",

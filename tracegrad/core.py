@@ -294,8 +294,9 @@ class ArrayTracer(Tracer):
         return (
             f"{kind}() of a traced value (shape {self.shape}, dtype {self.dtype}) "
             "would silently drop its derivative. This also happens implicitly in "
-            "NumPy, e.g. np.float64(x) or a[i] = x on a NumPy array. Keep the "
-            "computation on arrays (tracegrad.numpy, x.at[i].set(v)), or take the "
+            "NumPy, e.g. np.float64(x) or a[i] = x on a NumPy array (write "
+            "a = tnp.at(a)[i].set(x), or x.at[i].set(v) on a traced array, with "
+            "tnp = tracegrad.numpy). Keep the computation on arrays, or take the "
             "value as a constant explicitly: x.item() or tracegrad.stop_gradient(x)."
         )
 
@@ -327,9 +328,12 @@ class ArrayTracer(Tracer):
         raise TypeError(
             f"A tracegrad tracer (shape {self.shape}, dtype {self.dtype}) cannot "
             "be converted to a NumPy array: that would silently drop its "
-            "derivative. Use tracegrad.numpy functions (or NumPy functions that "
-            "tracegrad supports) on it, or tracegrad.stop_gradient(x) if you "
-            "mean to treat it as a constant."
+            "derivative (under vmap, its batch). Indexing a NumPy array with a "
+            "traced index, xs[i], needs tnp.take(xs, i, axis=0); storing into a "
+            "NumPy array, a[i] = x, needs a = tnp.at(a)[i].set(x) (tnp = "
+            "tracegrad.numpy). Otherwise use tracegrad.numpy functions (or NumPy "
+            "functions that tracegrad supports) on it, or tracegrad.stop_gradient(x) "
+            "if you mean to treat it as a constant."
         )
 
     def __repr__(self):

@@ -311,7 +311,7 @@ def short_text(value):
 
 def _child_keys(td):
     """Path suffixes of a pytree node's children (``['w']``, ``[0]``, ``.field``)."""
-    kind, n = td.kind, len(td.children)
+    kind, n = td.kind, len(td.children())
     if kind is not None and issubclass(kind, dict):
         keys = td.aux[1] if issubclass(kind, collections.defaultdict) else td.aux
         if isinstance(keys, tuple) and len(keys) == n:
@@ -331,7 +331,7 @@ def _leaf_paths(treedef, root):
         if td.kind is None:
             out.append(path)
             continue
-        pairs = list(zip(_child_keys(td), td.children))
+        pairs = list(zip(_child_keys(td), td.children()))
         stack.extend((child, path + k) for k, child in reversed(pairs))
     return out
 

@@ -71,7 +71,7 @@ def _broadcast_prefix(spec, tree, what):
     return out
 
 
-def vmap(fun, in_axes=0, out_axes=0):
+def vmap(fun, in_axes=0, out_axes=0, *, axis_size=None, spmd_axis_name=None):
     """Vectorizing map: ``fun`` applied to each slice of its arguments along
     the mapped axes, computed as one batched computation.
 
@@ -88,6 +88,14 @@ def vmap(fun, in_axes=0, out_axes=0):
     out_axes : int, None, or pytree of them
         Where the mapped axis goes in each output; None means the output is
         the same for every example (it must not depend on a mapped input).
+    axis_size : int, optional
+        The size of the mapped axis.  Required when no argument is mapped
+        (``in_axes=None``, or no arguments): every output is then
+        broadcast to that size.  Otherwise it must equal the mapped axes'
+        length.
+    spmd_axis_name : optional
+        Accepted for JAX compatibility and ignored: tracegrad runs on one
+        device and does not partition the batch.
 
     Returns
     -------
@@ -97,9 +105,9 @@ def vmap(fun, in_axes=0, out_axes=0):
     Raises
     ------
     ValueError
-        If the mapped axes of the arguments have different lengths, an axis
-        is out of range, no argument is mapped (and the size cannot be
-        known), an ``in_axes``/``out_axes`` structure does not match, or an
+        If the mapped axes of the arguments have different lengths (or
+        differ from ``axis_size``), an axis is out of range, no argument is
+        mapped and no ``axis_size`` is given, an ``in_axes``/``out_axes`` structure does not match, or an
         output with ``out_axes=None`` depends on a mapped input.
     tracegrad.interpreters.batching.BatchedValueError
         (a TypeError) if ``fun`` needs one concrete value of a batched
@@ -113,6 +121,12 @@ def vmap(fun, in_axes=0, out_axes=0):
     """
     if not callable(fun):
         raise TypeError(f"vmap expects a callable, got {type(fun).__name__}")
+    del spmd_axis_name  # one device: nothing to partition
+    if axis_size is not None:
+        if isinstance(axis_size, bool) or not isinstance(axis_size, (int, np.integer)) \
+                or axis_size < 0:
+            raise TypeError(f"vmap axis_size must be a non-negative int, got {axis_size!r}")
+        axis_size = int(axis_size)
     if isinstance(in_axes, list) and not isinstance(in_axes, tuple):
         in_axes = tuple(in_axes)  # JAX treats a top-level list like a tuple
 
@@ -145,12 +159,15 @@ def vmap(fun, in_axes=0, out_axes=0):
             ax = ax % nd
             sizes.append(shape[ax])
             vals.append((x, ax))
-        if not sizes:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
-        size = sizes[0]
+        if not sizes and axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes, "
+                             "or be given axis_size")
+        size = sizes[0] if axis_size is None else axis_size
         if any(s != size for s in sizes):
             mapped = [f"axis {ax} of an argument of shape {np.shape(x)} has size "
                       f"{np.shape(x)[ax]}" for x, ax in vals if ax is not None]
+            if axis_size is not None:
+                mapped.insert(0, f"the axis_size argument was {axis_size}")
             raise ValueError(
                 "vmap got inconsistent sizes for array axes to be mapped:\n  "
                 + "\n  ".join(mapped)

@@ -26,6 +26,7 @@ arguments, as in JAX), while batching over one works.  The pieces shared
 with ``checkpoint`` live in :mod:`tracegrad.transforms.call`.
 """
 import functools
+import inspect
 import threading
 
 import numpy as np
@@ -119,6 +120,29 @@ def _custom_jvp_batch(args, bdims, *, fun, jvp, n_consts, name):
 custom_jvp_call_p.batch = _custom_jvp_batch
 
 
+def _argnums_of_names(fun, names, kind):
+    """Positions of the parameters ``names`` of ``fun`` (positional-or-keyword ones)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{kind}: nondiff_argnames={names!r} needs the signature of "
+            f"{getattr(fun, '__name__', fun)!r}, which Python cannot inspect; pass "
+            "nondiff_argnums instead."
+        ) from None
+    positions = {p.name: i for i, p in enumerate(params)
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    unknown = [n for n in names if n not in positions]
+    if unknown:
+        raise ValueError(
+            f"{kind}: nondiff_argnames {unknown} are not positional parameters of "
+            f"{getattr(fun, '__name__', 'the function')} (its positional parameters: "
+            f"{list(positions)}); keyword-only arguments cannot be non-differentiated "
+            "by name."
+        )
+    return {positions[n] for n in names}
+
+
 class _CustomFunction:
     """What :class:`custom_jvp` and :class:`custom_vjp` share: the wrapped
     function, its ``nondiff_argnums``, method binding, and the split of a
@@ -127,10 +151,15 @@ class _CustomFunction:
 
     _kind = ""  # "JVP" or "VJP", for the missing-rule error
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(int(i) for i in nondiff_argnums)
+        nums = {int(i) for i in nondiff_argnums}
+        if isinstance(nondiff_argnames, str):
+            nondiff_argnames = (nondiff_argnames,)
+        if nondiff_argnames:
+            nums |= _argnums_of_names(fun, tuple(nondiff_argnames), type(self).__name__)
+        self.nondiff_argnums = tuple(sorted(nums))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -161,6 +190,11 @@ class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
     nondiff_argnums : tuple of int, optional
         Positions of arguments that are not differentiated (static values,
         functions); they are passed first to the JVP rule.
+    nondiff_argnames : tuple of str, optional
+        Names of (positional-or-keyword) parameters that are not
+        differentiated, added to ``nondiff_argnums`` as in JAX: the rule
+        receives them first, in parameter order, whether the call passes
+        them by position or by keyword.
 
     Notes
     -----
@@ -184,12 +218,15 @@ class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
     ------
     AttributeError
         When called before :meth:`defjvp`.
+    ValueError
+        If a name in ``nondiff_argnames`` is not a positional parameter of
+        ``fun`` (JAX ignores such a name silently).
     """
 
     _kind = "JVP"
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
 
     def defjvp(self, jvp):
@@ -394,6 +431,9 @@ class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
     nondiff_argnums : tuple of int, optional
         Positions of arguments that are not differentiated; they are passed
         first to ``bwd``.
+    nondiff_argnames : tuple of str, optional
+        Names of (positional-or-keyword) parameters that are not
+        differentiated, added to ``nondiff_argnums`` as in JAX.
 
     Notes
     -----
@@ -419,12 +459,15 @@ class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
     ------
     AttributeError
         When called before :meth:`defvjp`.
+    ValueError
+        If a name in ``nondiff_argnames`` is not a positional parameter of
+        ``fun`` (JAX ignores such a name silently).
     """
 
     _kind = "VJP"
 
-    def __init__(self, fun, nondiff_argnums=()):
-        super().__init__(fun, nondiff_argnums)
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
+        super().__init__(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = self.bwd = None
 
     def defvjp(self, fwd, bwd):

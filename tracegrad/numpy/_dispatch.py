@@ -3,9 +3,13 @@
 ``np.sin(tracer)`` calls ``Tracer.__array_ufunc__`` and ``np.sum(tracer)``
 calls ``Tracer.__array_function__``; both look the NumPy callable up in a
 table filled by the ``@implements`` decorator of ``tracegrad.numpy``.  A
-NumPy function missing from the tables raises a TypeError naming it, so a
-tracer never silently becomes an object array or a constant.
+NumPy (or SciPy) function missing from the tables raises a TypeError naming
+it by its public module (``scipy.special.erf``, ``numpy.linalg.pinv``), so a
+tracer never silently becomes an object array or a constant; the message
+points to the tracegrad function of the same name when there is one.
 """
+import sys
+
 import numpy as np
 
 from .. import numpy as tnp  # partially initialised here; read at call time
@@ -35,12 +39,79 @@ def implements(*np_callables):
     return register
 
 
-def _no_rule(name):
+def _public_module(func):
+    """The public module of a NumPy/SciPy callable: ``scipy.special`` for
+    ``scipy.special._logsumexp``, ``numpy`` for ``numpy._core...``, the module
+    of the SciPy namespace holding a ufunc (ufuncs do not record theirs)."""
+    name = getattr(func, "__name__", repr(func))
+    mod = getattr(func, "__module__", None)
+    if isinstance(func, np.ufunc) and (mod is None or getattr(np, name, None) is not func):
+        for candidate in ("numpy", "scipy.special"):
+            m = sys.modules.get(candidate)
+            if m is not None and getattr(m, name, None) is func:
+                return candidate
+        return mod
+    if not mod:
+        return None
+    parts = mod.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_"):
+            parts = parts[:i]
+            break
+    public = ".".join(parts)
+    return public
+
+
+# SciPy functions whose tracegrad version lives elsewhere under another name
+_ALIASES = {
+    ("scipy.special", "expit"): "tracegrad.nn.sigmoid",
+    ("scipy.special", "log_expit"): "tracegrad.nn.log_sigmoid",
+    ("scipy.special", "logsumexp"): "tracegrad.nn.logsumexp",
+    ("scipy.special", "softmax"): "tracegrad.nn.softmax",
+    ("scipy.special", "log_softmax"): "tracegrad.nn.log_softmax",
+}
+
+
+def _resolve(path):
+    """The object at dotted ``path`` among the loaded modules, or None.
+
+    ``import tracegrad`` loads every tracegrad namespace (``tracegrad.nn``,
+    ``tracegrad.numpy.linalg``, ...), so nothing needs importing here."""
+    mod_name, _, attr = path.rpartition(".")
+    return getattr(sys.modules.get(mod_name), attr, None)
+
+
+def _equivalent(module, name):
+    """The dotted name of tracegrad's version of ``module.name``, or None."""
+    if (module, name) in _ALIASES:
+        candidates = [_ALIASES[module, name]]
+    elif module and (module == "numpy" or module.startswith(("numpy.", "scipy."))):
+        sub = "" if module == "numpy" else module[len("numpy"):] if module.startswith("numpy.") \
+            else None
+        candidates = ([f"tracegrad.numpy{sub}.{name}"] if sub is not None
+                      else [f"tracegrad.{module}.{name}"])
+    else:
+        candidates = []
+    for c in candidates:
+        if callable(_resolve(c)):
+            return c
+    return None
+
+
+def _no_rule(name, module="numpy"):
+    qual = f"{module}.{name}" if module else name
+    base = name.split(".")[0]
+    equivalent = _equivalent(module, base) if "." not in name else None
+    if equivalent is not None:
+        advice = (f"Call {equivalent}(...) instead (tracegrad's version, differentiable), "
+                  f"or apply {qual} to tracegrad.stop_gradient(x) if no derivative is needed.")
+    else:
+        advice = ("tracegrad has no version of it yet: express it with supported functions "
+                  "(tracegrad.numpy), or apply it to tracegrad.stop_gradient(x) if no "
+                  "derivative is needed.")
     return TypeError(
-        f"numpy.{name} is not supported on tracegrad tracers (no derivative rule "
-        f"is registered for it). Use the tracegrad.numpy equivalent if there is "
-        f"one, express it with supported functions, or apply it to "
-        f"tracegrad.stop_gradient(x) if no derivative is needed."
+        f"{qual} is not supported on tracegrad tracers (no derivative rule is registered "
+        f"for it). {advice}"
     )
 
 
@@ -54,7 +125,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__":
         fn = UFUNC_TABLE.get(ufunc)
         if fn is None:
-            raise _no_rule(ufunc.__name__)
+            raise _no_rule(ufunc.__name__, _public_module(ufunc))
         return fn(*inputs, **kwargs)
     if method == "reduce" and ufunc.__name__ in _REDUCE:
         axis = kwargs.pop("axis", 0)
@@ -72,15 +143,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             "tracegrad cannot differentiate; use x.at[idx].add(v) / .set(v), "
             "which return a new array."
         )
-    raise _no_rule(f"{ufunc.__name__}.{method}")
+    raise _no_rule(f"{ufunc.__name__}.{method}", _public_module(ufunc))
 
 
 def array_function(self, func, types, args, kwargs):
     fn = FUNCTION_TABLE.get(func)
     if fn is None:
-        mod = getattr(func, "__module__", "numpy") or "numpy"
-        name = func.__name__
-        if mod.startswith("numpy.linalg"):
-            name = "linalg." + name
-        raise _no_rule(name)
+        raise _no_rule(getattr(func, "__name__", repr(func)), _public_module(func))
     return fn(*args, **kwargs)
