@@ -20,6 +20,7 @@ means every axis, where allowed).  The math lives in the primitives of
 ``tracegrad.primitives.nn``, whose derivative formulas run as fused Numba
 kernels.
 """
+import math
 import operator
 
 import numpy as np
