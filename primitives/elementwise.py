@@ -158,7 +158,8 @@ def abs(x):  # noqa: A001 - NumPy's name
 
 
 # --------------------------------------------------------------------------
-# complex parts.  Cotangents of complex values follow JAX's convention: a
+# complex parts (primitives "real_part", "imag_part", "conjugate": the torch
+# layer's method table uses the plain names).  Cotangents of complex values follow JAX's convention: a
 # VJP rule is the transpose of the tangent map for the real bilinear pairing
 # <a, b> = Re(sum(a * b)) (no conjugation), so a holomorphic f has VJP
 # ct * f'(x), exactly as for real x, and the gradient of a real-valued
@@ -170,7 +171,7 @@ def _real_impl(x):
     return np.real(x).copy()[()] if x.dtype.kind == "c" else x
 
 
-real_p = _primitive("real", _real_impl)
+real_p = _primitive("real_part", _real_impl)
 real_p.reads = ((), False)
 defjvp(real_p, lambda g, ans, x: real(g))
 # transpose of Re: a real cotangent c goes back as c + 0j
@@ -190,7 +191,7 @@ def _imag_impl(x):
     return np.imag(x).copy()[()] if x.dtype.kind == "c" else np.zeros_like(x)[()]
 
 
-imag_p = _primitive("imag", _imag_impl)
+imag_p = _primitive("imag_part", _imag_impl)
 imag_p.reads = ((), False)
 defjvp(imag_p, lambda g, ans, x: imag(g) if _is_complex(x) else None)
 # transpose of Im: Re(Im(t) c) = Re(t * (-i c)), so c goes back as -i c
@@ -213,7 +214,7 @@ def _conj_impl(x):
     return np.conjugate(x)[()] if x.dtype.kind == "c" else x
 
 
-conj_p = _primitive("conj", _conj_impl)
+conj_p = _primitive("conjugate", _conj_impl)
 conj_p.reads = ((), False)
 defjvp(conj_p, lambda g, ans, x: conj(g))
 defvjp(conj_p, lambda ct, ans, x: conj(ct))

@@ -30,7 +30,7 @@ import numpy as np
 
 from .batching import elementwise_batch_rule, move_bdim
 from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
-from .elementwise import add, div, mul, neg, select, sub
+from .elementwise import add, conj, div, eq, imag, mul, neg, real, select, sub
 from .structural import (
     concatenate,
     convert_element_type,
@@ -70,6 +70,20 @@ def matrix_transpose(x):
 def _sym(x):
     """Symmetric part ``(x + x^T) / 2`` of a stack of square matrices."""
     return mul(add(x, matrix_transpose(x)), 0.5)
+
+
+def _is_complex(x):
+    return np.dtype(dtype_of(x)).kind == "c"
+
+
+def _adjoint(x):
+    """Conjugate transpose ``x^H`` (``x^T`` for real ``x``)."""
+    return conj(matrix_transpose(x))
+
+
+def _herm(x):
+    """Hermitian part ``(x + x^H) / 2`` (the symmetric part for real ``x``)."""
+    return mul(add(x, _adjoint(x)), 0.5)
 
 
 def _eye(x):
@@ -511,15 +525,28 @@ def _slogdet_aval(a):
 def _slogdet_jvp(primals, tangents):
     (a,), (g,) = primals, tangents
     sign, logabsdet = slogdet_p.bind(a)
-    # Giles (2008), 2.2.2: d log|det A| = tr(A^-1 dA)
-    return [sign, logabsdet], [None, _trace_of_product(_inv_t(a), g)]
+    # Giles (2008), 2.2.2: d log det A = tr(A^-1 dA) =: ld.  Real A: the sign
+    # is piecewise constant.  Complex A (JAX's rule): d log|det A| = Re(ld)
+    # and the unit-modulus sign turns: d sign = sign * i Im(ld).
+    ld = _trace_of_product(_inv_t(a), g)
+    if _is_complex(a):
+        return [sign, logabsdet], [mul(sign, mul(imag(ld), 1j)), real(ld)]
+    return [sign, logabsdet], [None, ld]
 
 
 def _slogdet_vjp(ct, ans, a):
-    ct_logabsdet = ct[1]
-    if ct_logabsdet is None:
+    # the transpose of the JVP above for Re(sum(a * b)): c_l A^-T, and for a
+    # complex sign's cotangent c_s, i Im(c_s sign) A^-T
+    ct_sign, ct_logabsdet = ct
+    if not _is_complex(a):
+        ct_sign = None
+    scale = None if ct_logabsdet is None else convert_element_type(ct_logabsdet, dtype_of(a))
+    if ct_sign is not None:
+        turn = mul(imag(mul(ct_sign, ans[0])), 1j)
+        scale = turn if scale is None else add(scale, turn)
+    if scale is None:
         return None
-    return mul(_expand_matrix(ct_logabsdet), _inv_t(a))
+    return mul(_expand_matrix(scale), _inv_t(a))
 
 
 slogdet_p.jvp = _slogdet_jvp
@@ -555,7 +582,17 @@ def _phi_mask(x):
     return (np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(dtype_of(x))
 
 
+def _refuse_complex(a, name):
+    if _is_complex(a):
+        raise NotImplementedError(
+            f"Derivatives of {name} of a complex matrix are not implemented (the rule "
+            f"is written for real matrices). Differentiate {name} of a real matrix, or "
+            "write the complex factorization from real operations."
+        )
+
+
 def _cholesky_jvp(g, ans, a, *, upper):
+    _refuse_complex(a, "cholesky")
     # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T).
     low = matrix_transpose(ans) if upper else ans
     x = solve(low, _sym(g))  # L^-1 dA
@@ -565,6 +602,7 @@ def _cholesky_jvp(g, ans, a, *, upper):
 
 
 def _cholesky_vjp(ct, ans, a, *, upper):
+    _refuse_complex(a, "cholesky")
     # Murray (2016), eq. (10): A_bar = L^-T Phi(L^T L_bar) L^-1, then
     # symmetrized (the input is treated as symmetric).
     low = matrix_transpose(ans) if upper else ans
@@ -607,28 +645,30 @@ def _eigh_aval(a, *, UPLO):
 def _eigh_jvp(primals, tangents, *, UPLO):
     (a,), (g,) = primals, tangents
     w, v = eigh_p.bind(a, UPLO=UPLO)
-    # Giles (2008), section 3.1: with S = U^T dA U (dA symmetrized),
-    # dw = diag(S) and dU = U (F * S), F_ij = 1 / (w_j - w_i) off the diagonal.
-    s = matmul(matrix_transpose(v), matmul(_sym(g), v))
-    dw = _diag_part(s)
+    # Giles (2008), section 3.1: with S = U^H dA U (dA symmetrized, Hermitian
+    # part for complex A), dw = Re(diag(S)) and dU = U (F * S),
+    # F_ij = 1 / (w_j - w_i) off the diagonal.
+    s = matmul(_adjoint(v), matmul(_herm(g), v))
+    dw = real(_diag_part(s))
     dv = matmul(v, mul(_inv_gaps(w), s))
     return [w, v], [dw, dv]
 
 
 def _eigh_vjp(ct, ans, a, *, UPLO):
     # Giles (2008), section 3.1: A_bar = U (diag(w_bar) + F * (U^T U_bar)) U^T,
-    # symmetrized.
+    # symmetrized; for complex A the transpose for Re(sum(a * b)) (JAX's
+    # convention) is conj(U) (diag(w_bar) + F * (U^T U_bar)) U^T, Hermitian part.
     ct_w, ct_v = ct
     w, v = ans
     inner = None
     if ct_w is not None:
-        inner = _diag_embed(ct_w)
+        inner = convert_element_type(_diag_embed(ct_w), dtype_of(v))
     if ct_v is not None:
         term = mul(_inv_gaps(w), matmul(matrix_transpose(v), ct_v))
         inner = term if inner is None else add(inner, term)
     if inner is None:
         return None
-    return _sym(matmul(v, matmul(inner, matrix_transpose(v))))
+    return _herm(matmul(conj(v), matmul(inner, matrix_transpose(v))))
 
 
 eigh_p.jvp = _eigh_jvp
@@ -680,10 +720,80 @@ def _svd_check(a, full_matrices):
     return m, n
 
 
+def _svd_jvp_complex(a, g, u, s, vh):
+    """The SVD's JVP for complex ``a`` (the formulas of JAX's ``svd`` JVP,
+    Townsend (2016) with conjugate transposes): ``ds = Re(diag(U^H dA V))``;
+    ``dU`` gets ``i Im(diag(dP)) / s`` on its diagonal, which fixes the phase
+    gauge of the singular vectors (U^H dU has real part 0 on the diagonal)."""
+    m, n = shape_of(a)[-2:]
+    v = _adjoint(vh)
+    uh = _adjoint(u)
+    dp = matmul(uh, matmul(g, v))
+    ds = real(_diag_part(dp))
+    f = _inv_gaps(s, square=True)
+    s_row = reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
+    s_col = reshape(s, shape_of(s) + (1,))
+    dss = mul(dp, s_row)  # dP S
+    sds = mul(s_col, dp)  # S dP
+    zero = eq(s, 0)
+    s_inv = select(zero, 0.0, div(1.0, select(zero, 1.0, s)))
+    diag_fix = mul(mul(sub(dp, _adjoint(dp)), 0.5), _diag_embed(s_inv))
+    du = matmul(u, add(mul(f, add(dss, _adjoint(dss))), diag_fix))
+    dv = matmul(v, mul(f, add(sds, _adjoint(sds))))
+    if m > n:
+        gv = div(matmul(g, v), s_row)
+        du = add(du, sub(gv, matmul(u, matmul(uh, gv))))
+    if n > m:
+        gu = div(matmul(_adjoint(g), u), s_row)
+        dv = add(dv, sub(gu, matmul(v, matmul(vh, gu))))
+    return [u, s, vh], [du, ds, _adjoint(dv)]
+
+
+def _svd_vjp_complex(ct_u, ct_s, ct_vh, u, s, vh, m, n):
+    """The transpose of :func:`_svd_jvp_complex` for the pairing
+    ``Re(sum(a * b))`` (JAX's convention), step by step: each linear map
+    ``X -> A X B`` transposes to ``C -> A^T C B^T``, ``X -> X^H`` to
+    ``C -> C^H``, a real mask to itself, ``Re`` to the embedding."""
+    f = _inv_gaps(s, square=True)
+    s_row = reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
+    s_col = reshape(s, shape_of(s) + (1,))
+    ct_dp = None
+
+    def acc(x, y):
+        return y if x is None else add(x, y)
+
+    if ct_s is not None:
+        ct_dp = convert_element_type(_diag_embed(ct_s), dtype_of(u))
+    if ct_u is not None:
+        cu = matmul(matrix_transpose(u), ct_u)
+        fc = mul(f, cu)
+        ct_dp = acc(ct_dp, mul(add(fc, _adjoint(fc)), s_row))
+        zero = eq(s, 0)
+        s_inv = select(zero, 0.0, div(1.0, select(zero, 1.0, s)))
+        ce = mul(cu, _diag_embed(s_inv))
+        ct_dp = acc(ct_dp, mul(sub(ce, _adjoint(ce)), 0.5))
+    if ct_vh is not None:
+        cv = matmul(conj(vh), _adjoint(ct_vh))  # V^T (ct_vh)^H, V = vh^H
+        fc = mul(f, cv)
+        ct_dp = acc(ct_dp, mul(s_col, add(fc, _adjoint(fc))))
+    out = None if ct_dp is None else matmul(conj(u), matmul(ct_dp, conj(vh)))
+    if ct_u is not None and m > n:
+        x = div(ct_u, s_row)
+        x = sub(x, matmul(conj(u), matmul(matrix_transpose(u), x)))  # (I - conj(U) U^T) x
+        out = acc(out, matmul(x, conj(vh)))
+    if ct_vh is not None and n > m:
+        y = matmul(div(conj(u), s_row), ct_vh)
+        y = sub(y, matmul(matmul(y, matrix_transpose(vh)), conj(vh)))  # y conj(I - V V^H)
+        out = acc(out, y)
+    return out
+
+
 def _svd_jvp(primals, tangents, *, full_matrices):
     (a,), (g,) = primals, tangents
     m, n = _svd_check(a, full_matrices)
     u, s, vh = svd_p.bind(a, full_matrices=full_matrices)
+    if _is_complex(a):
+        return _svd_jvp_complex(a, g, u, s, vh)
     v = matrix_transpose(vh)
     # Townsend (2016): with dP = U^T dA V and F_ij = 1/(s_j^2 - s_i^2),
     # ds = diag(dP), U^T dU = F * (dP S + S dP^T), V^T dV = F * (S dP + dP^T S),
@@ -713,6 +823,8 @@ def _svd_vjp(ct, ans, a, *, full_matrices):
     m, n = _svd_check(a, full_matrices)
     ct_u, ct_s, ct_vh = ct
     u, s, vh = ans
+    if _is_complex(a):
+        return _svd_vjp_complex(ct_u, ct_s, ct_vh, u, s, vh, m, n)
     v = matrix_transpose(vh)
     ut, s_row = matrix_transpose(u), reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
     s_col = reshape(s, shape_of(s) + (1,))
@@ -836,6 +948,7 @@ def _last_axis_split(x, k):
 
 def _qr_jvp(primals, tangents, *, mode):
     (a,), (g,) = primals, tangents
+    _refuse_complex(a, "qr")
     m, n = _qr_check(a, mode)
     q, r = qr_p.bind(a, mode=mode)
     if m >= n:
@@ -852,6 +965,7 @@ def _qr_jvp(primals, tangents, *, mode):
 
 
 def _qr_vjp(ct, ans, a, *, mode):
+    _refuse_complex(a, "qr")
     m, n = _qr_check(a, mode)
     ct_q, ct_r = ct
     q, r = ans

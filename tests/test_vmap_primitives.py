@@ -190,7 +190,7 @@ def cplx(*shape):
     return gen
 
 
-case("real imag conj", V([cplx(2, 3)], {}, C), V([cplx()], {}, C), V([real(4)], {}, F))
+case("real_part imag_part conjugate", V([cplx(2, 3)], {}, C), V([cplx()], {}, C), V([real(4)], {}, F))
 # exp/sin/cos/tanh run vectorized kernels on 128+ elements: one variant above, one below
 case("exp sin cos tanh", V([real(3, 50)], {}), V([real(4)], {}))
 case("round", V([real(2, 3, hi=3.0)], {"decimals": 0}), V([real(5)], {"decimals": 1}))

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 import numpy.testing
 
-from .transforms import jvp, vjp
+from .transforms import float0, jvp, vjp
 from .tree_util import tree_flatten, tree_map
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
@@ -46,6 +46,8 @@ def _rand_like(rng, tree):
         if x.dtype.kind == "c":  # perturb the real and the imaginary parts
             return (rng.standard_normal(x.shape)
                     + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
+        if x.dtype.kind in "biu":  # no derivative: JAX's float0 tangent
+            return np.zeros(x.shape, float0)
         if x.dtype.kind != "f":
             return np.zeros(x.shape, x.dtype)
         return rng.standard_normal(x.shape).astype(x.dtype)
@@ -68,7 +70,7 @@ def _inner(xs, ys):
     values; no conjugation)."""
     total = 0.0
     for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0]):
-        if np.asarray(x).dtype == np.dtype([("float0", "V")]):
+        if np.asarray(x).dtype == float0 or np.asarray(y).dtype == float0:
             continue  # the cotangent of an integer input carries no value
         total += float(np.real(np.sum(_wide(x) * _wide(y))))
     return total
@@ -138,8 +140,8 @@ def check_jvp(f, args, atol=None, rtol=None, eps=None, err_msg="JVP", rng=None):
     """Check ``jvp(f)`` at ``args`` against finite differences.
 
     Draws one random tangent (standard normal, in each leaf's dtype, complex
-    normal for complex leaves; zero for integer leaves) and compares ``jvp(f, args, tangent)`` with
-    :func:`numerical_jvp`; also checks that the primal output equals
+    normal for complex leaves; float0 zeros for integer and bool leaves) and
+    compares ``jvp(f, args, tangent)`` with :func:`numerical_jvp`; also checks that the primal output equals
     ``f(*args)``.
 
     Parameters
