@@ -592,25 +592,27 @@ def _refuse_complex(a, name):
 
 
 def _cholesky_jvp(g, ans, a, *, upper):
-    _refuse_complex(a, "cholesky")
-    # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T).
-    low = matrix_transpose(ans) if upper else ans
-    x = solve(low, _sym(g))  # L^-1 dA
-    inner = matrix_transpose(solve(low, matrix_transpose(x)))  # L^-1 dA L^-T
+    # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T); for
+    # a complex Hermitian A = L L^H the same with conjugate transposes (dA
+    # taken Hermitian, as JAX's symmetrized input does).
+    low = _adjoint(ans) if upper else ans
+    x = solve(low, _herm(g))  # L^-1 dA
+    inner = _adjoint(solve(low, _adjoint(x)))  # L^-1 dA L^-H
     d_low = matmul(low, mul(inner, _phi_mask(low)))
-    return matrix_transpose(d_low) if upper else d_low
+    return _adjoint(d_low) if upper else d_low
 
 
 def _cholesky_vjp(ct, ans, a, *, upper):
-    _refuse_complex(a, "cholesky")
     # Murray (2016), eq. (10): A_bar = L^-T Phi(L^T L_bar) L^-1, then
-    # symmetrized (the input is treated as symmetric).
-    low = matrix_transpose(ans) if upper else ans
-    ct_low = matrix_transpose(ct) if upper else ct
+    # symmetrized (the input is treated as symmetric).  Complex A: the
+    # transpose of the JVP above for Re(sum(a * b)) (JAX's convention),
+    # L^-T Phi(L^T L_bar) conj(L^-1), then the Hermitian part.
+    low = _adjoint(ans) if upper else ans
+    ct_low = _adjoint(ct) if upper else ct
     p = mul(matmul(matrix_transpose(low), ct_low), _phi_mask(low))
     q = solve(matrix_transpose(low), p)  # L^-T P
-    a_bar = matrix_transpose(solve(matrix_transpose(low), matrix_transpose(q)))  # L^-T P L^-1
-    return _sym(a_bar)
+    a_bar = matrix_transpose(solve(_adjoint(low), matrix_transpose(q)))  # L^-T P conj(L^-1)
+    return _herm(a_bar)
 
 
 defjvp(cholesky_p, _cholesky_jvp)

@@ -358,9 +358,8 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
         Function of ``len(primals)`` positional pytree arguments returning a
         pytree of arrays (or, with ``has_aux``, a pair ``(output, aux)``).
     primals : tuple
-        The arguments: pytrees of arrays or scalars.  Floating-point (and
-        complex, which is then refused) leaves are traced; integer and bool
-        leaves are constants.
+        The arguments: pytrees of arrays or scalars.  Floating-point and
+        complex leaves are traced; integer and bool leaves are constants.
     has_aux : bool, optional
         See ``fun``.
     name : str, optional
@@ -376,8 +375,8 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
     Raises
     ------
     TypeError
-        If ``fun`` is not callable, a primal leaf is not numeric or is
-        complex, or (``has_aux``) ``fun`` does not return a pair.
+        If ``fun`` is not callable, a primal leaf is not numeric, or
+        (``has_aux``) ``fun`` does not return a pair.
     """
     _check_callable(fun, name)
     return VJPRecord(*_record_vjp(fun, primals, has_aux, name))
@@ -812,7 +811,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
         arrays of any shapes.
     argnums : int or tuple of ints, optional
         Positional argument(s) to differentiate with respect to (default
-        0); their leaves must be floating point.
+        0); their leaves must be floating point or complex.
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``; ``aux`` is passed through.
     holomorphic : bool, optional
@@ -834,8 +833,10 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     ------
     TypeError
         If ``fun`` is not callable; when called, if a leaf of an argument at
-        ``argnums`` is not floating point, ``argnums`` refers to a missing
-        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+        ``argnums`` is not floating point (or complex, see ``holomorphic``),
+        an output is complex without ``holomorphic`` (``jacrev``) or real
+        with it, ``argnums`` refers to a missing argument, or
+        ``has_aux=True`` and ``fun`` does not return a pair.
     ValueError
         If ``argnums`` is an empty tuple.
 
@@ -929,7 +930,8 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         arrays of any shapes.
     argnums : int or tuple of ints, optional
         Positional argument(s) to differentiate with respect to (default
-        0); their leaves must be floating point.
+        0); their leaves must be real floating point (complex with
+        ``holomorphic``).
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``; ``aux`` (from the first
         evaluation) is passed through.
@@ -952,8 +954,10 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     ------
     TypeError
         If ``fun`` is not callable; when called, if a leaf of an argument at
-        ``argnums`` is not floating point, ``argnums`` refers to a missing
-        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+        ``argnums`` is not floating point (or complex, see ``holomorphic``),
+        an output is complex without ``holomorphic`` (``jacrev``) or real
+        with it, ``argnums`` refers to a missing argument, or
+        ``has_aux=True`` and ``fun`` does not return a pair.
     ValueError
         If ``argnums`` is an empty tuple.
 
