@@ -582,15 +582,6 @@ def _phi_mask(x):
     return (np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(dtype_of(x))
 
 
-def _refuse_complex(a, name):
-    if _is_complex(a):
-        raise NotImplementedError(
-            f"Derivatives of {name} of a complex matrix are not implemented (the rule "
-            f"is written for real matrices). Differentiate {name} of a real matrix, or "
-            "write the complex factorization from real operations."
-        )
-
-
 def _cholesky_jvp(g, ans, a, *, upper):
     # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T); for
     # a complex Hermitian A = L L^H the same with conjugate transposes (dA
@@ -899,29 +890,40 @@ def _right_solve(x, r):
     return matrix_transpose(solve(matrix_transpose(r), matrix_transpose(x)))
 
 
+def _imag_diag(x):
+    """``i Im(diag(x))`` as a diagonal matrix (complex ``x``)."""
+    return mul(_diag_embed(imag(_diag_part(x))), 1j)
+
+
 def _qr_jvp_tall(q, r, g):
     # Walter and Lehmann (2018), QR for m >= n: with B = dA R^-1 and
-    # C = Q^T B, the antisymmetric Omega = Q^T dQ is L - L^T, L the strict
-    # lower triangle of C; D = C - Omega gives dR = D R and dQ = B - Q D.
+    # C = Q^H B, the skew-Hermitian Omega = Q^H dQ is L - L^H (+ i Im(diag C)
+    # for complex A, whose R has a real diagonal: JAX's correction), L the
+    # strict lower triangle of C; D = C - Omega gives dR = D R, dQ = B - Q D.
     b = _right_solve(g, r)
-    c = matmul(matrix_transpose(q), b)
+    c = matmul(_adjoint(q), b)
     _, lower = _tri_masks(c)
     low = mul(c, lower)
-    d = add(sub(c, low), matrix_transpose(low))
+    d = add(sub(c, low), _adjoint(low))
+    if _is_complex(c):
+        d = sub(d, _imag_diag(c))
     return sub(b, matmul(q, d)), matmul(d, r)
 
 
 def _qr_vjp_tall(q, r, ct_q, ct_r):
-    # The adjoint of _qr_jvp_tall: with M = R_bar R^T - Q^T Q_bar and N its
-    # upper triangle mirrored below the diagonal,
-    # A_bar = (Q_bar + Q N) R^-T.
+    # The transpose of _qr_jvp_tall (for Re(sum(a * b)) when complex): with
+    # M = R_bar R^T - Q^T Q_bar and N its upper triangle with the lower one
+    # mirrored from M^H (and the diagonal's imaginary part dropped when
+    # complex), A_bar = (Q_bar + conj(Q) N) R^-T.
     m = None if ct_r is None else matmul(ct_r, matrix_transpose(r))
     if ct_q is not None:
         qtq = matmul(matrix_transpose(q), ct_q)
         m = neg(qtq) if m is None else sub(m, qtq)
     upper, lower = _tri_masks(m)
-    n = add(mul(m, upper), mul(matrix_transpose(m), lower))
-    x = matmul(q, n)
+    n = add(mul(m, upper), mul(_adjoint(m), lower))
+    if _is_complex(m):
+        n = sub(n, _imag_diag(m))
+    x = matmul(conj(q), n)
     if ct_q is not None:
         x = add(ct_q, x)
     return matrix_transpose(solve(r, matrix_transpose(x)))
@@ -950,24 +952,22 @@ def _last_axis_split(x, k):
 
 def _qr_jvp(primals, tangents, *, mode):
     (a,), (g,) = primals, tangents
-    _refuse_complex(a, "qr")
     m, n = _qr_check(a, mode)
     q, r = qr_p.bind(a, mode=mode)
     if m >= n:
         dq, dr = _qr_jvp_tall(q, r, g)
     else:
-        # wide: A = [X | Y] with X = Q U square and Y = Q V, so V = Q^T Y
+        # wide: A = [X | Y] with X = Q U square and Y = Q V, so V = Q^H Y
         gx, gy = _last_axis_split(g, m)
         u, _ = _last_axis_split(r, m)
         _, y = _last_axis_split(a, m)
         dq, du = _qr_jvp_tall(q, u, gx)
-        dv = add(matmul(matrix_transpose(dq), y), matmul(matrix_transpose(q), gy))
+        dv = add(matmul(_adjoint(dq), y), matmul(_adjoint(q), gy))
         dr = concatenate([du, dv], len(shape_of(a)) - 1)
     return [q, r], [dq, dr]
 
 
 def _qr_vjp(ct, ans, a, *, mode):
-    _refuse_complex(a, "qr")
     m, n = _qr_check(a, mode)
     ct_q, ct_r = ct
     q, r = ans
@@ -980,11 +980,11 @@ def _qr_vjp(ct, ans, a, *, mode):
     ct_u, ct_v = (None, None) if ct_r is None else _last_axis_split(ct_r, m)
     if ct_v is None:
         ct_v = np.zeros(shape_of(r)[:-1] + (n - m,), dtype_of(r))
-    ct_q_sq = matmul(y, matrix_transpose(ct_v))  # Y V_bar^T
+    ct_q_sq = matmul(conj(y), _adjoint(ct_v))  # conj(Y) V_bar^H (Y V_bar^T when real)
     if ct_q is not None:
         ct_q_sq = add(ct_q, ct_q_sq)
     ct_x = _qr_vjp_tall(q, u, ct_q_sq, ct_u)
-    ct_y = matmul(q, ct_v)
+    ct_y = matmul(conj(q), ct_v)
     return concatenate([ct_x, ct_y], len(shape_of(a)) - 1)
 
 
