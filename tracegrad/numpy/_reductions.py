@@ -236,6 +236,8 @@ def _lowest(dtype, largest):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         return np.inf if largest else -np.inf
+    if dtype.kind == "c":  # NumPy orders complex values lexicographically
+        return complex(np.inf, np.inf) if largest else complex(-np.inf, -np.inf)
     if dtype.kind == "b":
         return largest
     info = np.iinfo(dtype)
