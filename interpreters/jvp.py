@@ -77,15 +77,7 @@ class JVPTrace(Trace):
                 f"{np.shape(tangent)} and dtype {_dtype(tangent)} for an output of "
                 f"shape {np.shape(primal)} and dtype {_dtype(primal)}."
             )
-        kind = _dtype(primal).kind
-        if kind == "c":
-            raise TypeError(
-                f"Primitive '{prim.name}' produced a complex result ({_dtype(primal)}) "
-                "from a traced value: tracegrad differentiates real-valued "
-                "computations only. Work with real and imaginary parts as separate "
-                "float arrays."
-            )
-        if kind != "f":
+        if _dtype(primal).kind not in "fc":
             return primal
         return JVPTracer(self, primal, tangent)
 

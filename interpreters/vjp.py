@@ -172,7 +172,7 @@ class VJPTrace(Trace):
             )
         if prim.multiple_results:
             return self._wrap_results(prim, VJPNode(prim, params, primals, out, parents), out)
-        if out.dtype.kind != "f" and not _traced_dtype(prim, out):
+        if out.dtype.kind not in "fc":
             return out
         return VJPTracer(self, out, VJPNode(prim, params, primals, out, parents), 0)
 
@@ -185,15 +185,8 @@ class VJPTrace(Trace):
 
 
 def _traced_dtype(prim, x):
-    """True for a float result; integer/bool results carry no derivative."""
-    kind = x.dtype.kind
-    if kind == "c":
-        raise TypeError(
-            f"Primitive '{prim.name}' produced a complex result ({x.dtype}) from a "
-            "traced value: tracegrad differentiates real-valued computations only. "
-            "Work with real and imaginary parts as separate float arrays."
-        )
-    return kind == "f"
+    """True for a float or complex result; integer/bool results carry no derivative."""
+    return x.dtype.kind in "fc"
 
 
 def _accumulate(cts, owned, heap, node, k, ct):

@@ -15,6 +15,8 @@ are scalar C-library loops on these machines).  Single-pass arithmetic
 matches.  Fused multi-step derivative formulas (for example ``tanh_grad``)
 are Numba kernels declared as primitives of their own.
 """
+import builtins
+
 import numpy as np
 
 from .core import (
@@ -40,7 +42,7 @@ __all__ = [
     "logaddexp", "select", "clip", "eq", "ne", "lt", "le", "gt", "ge",
     "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
     "isfinite", "isinf", "floor_divide", "stop_gradient", "square",
-    "reciprocal",
+    "reciprocal", "real", "imag", "conj", "complex",
 ]
 
 _LN2 = float(np.log(2.0))
@@ -115,15 +117,145 @@ def neg(x):
     return neg_p.bind(x)
 
 
+def _is_complex(x):
+    return np.dtype(dtype_of(x)).kind == "c"
+
+
+def _abs_unit(x):
+    """``conj(x) / |x|`` for complex ``x``, 0 where ``x == 0`` (JAX's value).
+
+    ``|x|`` is recomputed (the rule reads ``x`` only, as ``abs_p.reads`` says).
+    """
+    return conj(_safe_div(x, abs(x)))
+
+
 abs_p = _primitive("abs", np.abs)
 abs_p.reads = ((0,), False)
 abs_p.torch_name = "AbsBackward0"
-_def_derivative(abs_p, lambda ans, x: sign(x))  # abs'(0) = sign(0) = 0
+# Real x: abs'(x) = sign(x), 0 at 0.  Complex x (a real result):
+# d|x| = Re(conj(x) dx) / |x|, whose transpose sends a real cotangent c to
+# c * conj(x) / |x|; both are 0 at x = 0, as in JAX.
+defjvp(
+    abs_p,
+    lambda g, ans, x: real(mul(g, _abs_unit(x))) if _is_complex(x)
+    else mul(g, sign(x)),
+)
+defvjp(
+    abs_p,
+    lambda ct, ans, x: mul(ct, _abs_unit(x)) if _is_complex(x)
+    else mul(ct, sign(x)),
+)
 
 
 def abs(x):  # noqa: A001 - NumPy's name
-    """``|x|`` elementwise; the derivative at 0 is 0."""
+    """``|x|`` elementwise; the derivative at 0 is 0.
+
+    For complex ``x`` the result is real (float64 for complex128, float32
+    for complex64); its derivative is ``Re(conj(x) dx) / |x|``, and the
+    gradient of ``abs`` at ``x`` is ``conj(x) / |x|`` (JAX's convention).
+    """
     return abs_p.bind(x)
+
+
+# --------------------------------------------------------------------------
+# complex parts (primitives "real_part", "imag_part", "conjugate": the torch
+# layer's method table uses the plain names).  Cotangents of complex values follow JAX's convention: a
+# VJP rule is the transpose of the tangent map for the real bilinear pairing
+# <a, b> = Re(sum(a * b)) (no conjugation), so a holomorphic f has VJP
+# ct * f'(x), exactly as for real x, and the gradient of a real-valued
+# f(x + iy) is df/dx - i df/dy.
+
+
+def _real_impl(x):
+    x = np.asarray(x)
+    return np.real(x).copy()[()] if x.dtype.kind == "c" else x
+
+
+real_p = _primitive("real_part", _real_impl)
+real_p.reads = ((), False)
+defjvp(real_p, lambda g, ans, x: real(g))
+# transpose of Re: a real cotangent c goes back as c + 0j
+defvjp(real_p, lambda ct, ans, x: convert_element_type(ct, dtype_of(x)))
+
+
+def real(x):
+    """Real part elementwise (NumPy's ``real``): float for complex ``x``,
+    ``x`` itself for real ``x``.  Its VJP sends ``c`` to ``c + 0j``."""
+    if not _is_complex(x) and hasattr(x, "dtype"):
+        return x
+    return real_p.bind(x)
+
+
+def _imag_impl(x):
+    x = np.asarray(x)
+    return np.imag(x).copy()[()] if x.dtype.kind == "c" else np.zeros_like(x)[()]
+
+
+imag_p = _primitive("imag_part", _imag_impl)
+imag_p.reads = ((), False)
+defjvp(imag_p, lambda g, ans, x: imag(g) if _is_complex(x) else None)
+# transpose of Im: Re(Im(t) c) = Re(t * (-i c)), so c goes back as -i c
+defvjp(
+    imag_p,
+    lambda ct, ans, x: mul(convert_element_type(ct, dtype_of(x)), -1j)
+    if _is_complex(x) else None,
+)
+
+
+def imag(x):
+    """Imaginary part elementwise (NumPy's ``imag``): float for complex
+    ``x``, zeros (no derivative) for real ``x``.  Its VJP sends ``c`` to
+    ``-1j * c`` (JAX's convention)."""
+    return imag_p.bind(x)
+
+
+def _conj_impl(x):
+    x = np.asarray(x)
+    return np.conjugate(x)[()] if x.dtype.kind == "c" else x
+
+
+conj_p = _primitive("conjugate", _conj_impl)
+conj_p.reads = ((), False)
+defjvp(conj_p, lambda g, ans, x: conj(g))
+defvjp(conj_p, lambda ct, ans, x: conj(ct))
+
+
+def conj(x):
+    """Complex conjugate elementwise; ``x`` itself for real ``x``.  Linear
+    over the reals: its JVP and VJP conjugate the tangent and cotangent."""
+    if not _is_complex(x) and hasattr(x, "dtype"):
+        return x
+    return conj_p.bind(x)
+
+
+def complex(x, y):  # noqa: A001 - lax's name
+    """``x + 1j * y`` for real ``x`` and ``y``, with broadcasting.
+
+    Parameters
+    ----------
+    x, y : array, tracer or scalar
+        Real (float, integer or bool) parts, broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        complex64 when both parts are at most float32, else complex128
+        (NumPy's promotion with complex64).  Differentiable in both parts: a
+        cotangent ``c`` goes back as ``Re(c)`` to ``x`` and ``-Im(c)`` to
+        ``y`` (JAX's convention).
+
+    Raises
+    ------
+    TypeError
+        If a part is complex.
+    """
+    if _is_complex(x) or _is_complex(y):
+        raise TypeError(
+            "complex(x, y) takes real arrays (the real and imaginary parts); got dtypes "
+            f"{dtype_of(x)} and {dtype_of(y)}. Use x + 1j * y for complex operands."
+        )
+    dtype = np.result_type(dtype_of(x), dtype_of(y), np.complex64)
+    return add(convert_element_type(x, dtype), mul(convert_element_type(y, dtype), 1j))
 
 
 exp_p = _primitive("exp", np.exp, vecmath.exp)
@@ -411,7 +543,14 @@ def arcsinh(x):
 
 
 arccosh_p = _primitive("arccosh", np.arccosh)
-_def_derivative(arccosh_p, lambda ans, x: reciprocal(sqrt(sub(mul(x, x), 1.0))))
+# 1/sqrt(x**2 - 1) for real x > 1; on complex x the principal branch of
+# arccosh has derivative 1/(sqrt(x - 1) sqrt(x + 1)), which differs in sign
+# where Re(x) < 0
+_def_derivative(
+    arccosh_p,
+    lambda ans, x: reciprocal(mul(sqrt(sub(x, 1.0)), sqrt(add(x, 1.0)))) if _is_complex(x)
+    else reciprocal(sqrt(sub(mul(x, x), 1.0))),
+)
 
 
 def arccosh(x):
@@ -545,8 +684,8 @@ def _pow_dx(ans, x, y):
 def _pow_dy(ans, x, y):
     # x**y * log(x), with log(x) taken as 0 where x == 0 (so 0**y has
     # derivative 0 with respect to y for y > 0, the one-sided limit).
-    if _is_python_scalar(x):
-        return mul(ans, float(np.log(x)) if x != 0 else 0.0)
+    if _is_python_scalar(x) or isinstance(x, builtins.complex):
+        return mul(ans, np.log(x).item() if x != 0 else 0.0)
     return mul(ans, log(select(eq(x, 0), 1.0, x)))
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from .batching import elementwise_batch_rule, move_bdim
 from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
-from .elementwise import add, div, mul, neg, select, sub
+from .elementwise import add, conj, div, eq, imag, mul, neg, real, select, sub
 from .structural import (
     concatenate,
     convert_element_type,
@@ -70,6 +70,20 @@ def matrix_transpose(x):
 def _sym(x):
     """Symmetric part ``(x + x^T) / 2`` of a stack of square matrices."""
     return mul(add(x, matrix_transpose(x)), 0.5)
+
+
+def _is_complex(x):
+    return np.dtype(dtype_of(x)).kind == "c"
+
+
+def _adjoint(x):
+    """Conjugate transpose ``x^H`` (``x^T`` for real ``x``)."""
+    return conj(matrix_transpose(x))
+
+
+def _herm(x):
+    """Hermitian part ``(x + x^H) / 2`` (the symmetric part for real ``x``)."""
+    return mul(add(x, _adjoint(x)), 0.5)
 
 
 def _eye(x):
@@ -511,15 +525,28 @@ def _slogdet_aval(a):
 def _slogdet_jvp(primals, tangents):
     (a,), (g,) = primals, tangents
     sign, logabsdet = slogdet_p.bind(a)
-    # Giles (2008), 2.2.2: d log|det A| = tr(A^-1 dA)
-    return [sign, logabsdet], [None, _trace_of_product(_inv_t(a), g)]
+    # Giles (2008), 2.2.2: d log det A = tr(A^-1 dA) =: ld.  Real A: the sign
+    # is piecewise constant.  Complex A (JAX's rule): d log|det A| = Re(ld)
+    # and the unit-modulus sign turns: d sign = sign * i Im(ld).
+    ld = _trace_of_product(_inv_t(a), g)
+    if _is_complex(a):
+        return [sign, logabsdet], [mul(sign, mul(imag(ld), 1j)), real(ld)]
+    return [sign, logabsdet], [None, ld]
 
 
 def _slogdet_vjp(ct, ans, a):
-    ct_logabsdet = ct[1]
-    if ct_logabsdet is None:
+    # the transpose of the JVP above for Re(sum(a * b)): c_l A^-T, and for a
+    # complex sign's cotangent c_s, i Im(c_s sign) A^-T
+    ct_sign, ct_logabsdet = ct
+    if not _is_complex(a):
+        ct_sign = None
+    scale = None if ct_logabsdet is None else convert_element_type(ct_logabsdet, dtype_of(a))
+    if ct_sign is not None:
+        turn = mul(imag(mul(ct_sign, ans[0])), 1j)
+        scale = turn if scale is None else add(scale, turn)
+    if scale is None:
         return None
-    return mul(_expand_matrix(ct_logabsdet), _inv_t(a))
+    return mul(_expand_matrix(scale), _inv_t(a))
 
 
 slogdet_p.jvp = _slogdet_jvp
@@ -556,23 +583,27 @@ def _phi_mask(x):
 
 
 def _cholesky_jvp(g, ans, a, *, upper):
-    # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T).
-    low = matrix_transpose(ans) if upper else ans
-    x = solve(low, _sym(g))  # L^-1 dA
-    inner = matrix_transpose(solve(low, matrix_transpose(x)))  # L^-1 dA L^-T
+    # Murray (2016), eq. (7): for symmetric dA, dL = L Phi(L^-1 dA L^-T); for
+    # a complex Hermitian A = L L^H the same with conjugate transposes (dA
+    # taken Hermitian, as JAX's symmetrized input does).
+    low = _adjoint(ans) if upper else ans
+    x = solve(low, _herm(g))  # L^-1 dA
+    inner = _adjoint(solve(low, _adjoint(x)))  # L^-1 dA L^-H
     d_low = matmul(low, mul(inner, _phi_mask(low)))
-    return matrix_transpose(d_low) if upper else d_low
+    return _adjoint(d_low) if upper else d_low
 
 
 def _cholesky_vjp(ct, ans, a, *, upper):
     # Murray (2016), eq. (10): A_bar = L^-T Phi(L^T L_bar) L^-1, then
-    # symmetrized (the input is treated as symmetric).
-    low = matrix_transpose(ans) if upper else ans
-    ct_low = matrix_transpose(ct) if upper else ct
+    # symmetrized (the input is treated as symmetric).  Complex A: the
+    # transpose of the JVP above for Re(sum(a * b)) (JAX's convention),
+    # L^-T Phi(L^T L_bar) conj(L^-1), then the Hermitian part.
+    low = _adjoint(ans) if upper else ans
+    ct_low = _adjoint(ct) if upper else ct
     p = mul(matmul(matrix_transpose(low), ct_low), _phi_mask(low))
     q = solve(matrix_transpose(low), p)  # L^-T P
-    a_bar = matrix_transpose(solve(matrix_transpose(low), matrix_transpose(q)))  # L^-T P L^-1
-    return _sym(a_bar)
+    a_bar = matrix_transpose(solve(_adjoint(low), matrix_transpose(q)))  # L^-T P conj(L^-1)
+    return _herm(a_bar)
 
 
 defjvp(cholesky_p, _cholesky_jvp)
@@ -607,28 +638,30 @@ def _eigh_aval(a, *, UPLO):
 def _eigh_jvp(primals, tangents, *, UPLO):
     (a,), (g,) = primals, tangents
     w, v = eigh_p.bind(a, UPLO=UPLO)
-    # Giles (2008), section 3.1: with S = U^T dA U (dA symmetrized),
-    # dw = diag(S) and dU = U (F * S), F_ij = 1 / (w_j - w_i) off the diagonal.
-    s = matmul(matrix_transpose(v), matmul(_sym(g), v))
-    dw = _diag_part(s)
+    # Giles (2008), section 3.1: with S = U^H dA U (dA symmetrized, Hermitian
+    # part for complex A), dw = Re(diag(S)) and dU = U (F * S),
+    # F_ij = 1 / (w_j - w_i) off the diagonal.
+    s = matmul(_adjoint(v), matmul(_herm(g), v))
+    dw = real(_diag_part(s))
     dv = matmul(v, mul(_inv_gaps(w), s))
     return [w, v], [dw, dv]
 
 
 def _eigh_vjp(ct, ans, a, *, UPLO):
     # Giles (2008), section 3.1: A_bar = U (diag(w_bar) + F * (U^T U_bar)) U^T,
-    # symmetrized.
+    # symmetrized; for complex A the transpose for Re(sum(a * b)) (JAX's
+    # convention) is conj(U) (diag(w_bar) + F * (U^T U_bar)) U^T, Hermitian part.
     ct_w, ct_v = ct
     w, v = ans
     inner = None
     if ct_w is not None:
-        inner = _diag_embed(ct_w)
+        inner = convert_element_type(_diag_embed(ct_w), dtype_of(v))
     if ct_v is not None:
         term = mul(_inv_gaps(w), matmul(matrix_transpose(v), ct_v))
         inner = term if inner is None else add(inner, term)
     if inner is None:
         return None
-    return _sym(matmul(v, matmul(inner, matrix_transpose(v))))
+    return _herm(matmul(conj(v), matmul(inner, matrix_transpose(v))))
 
 
 eigh_p.jvp = _eigh_jvp
@@ -680,10 +713,80 @@ def _svd_check(a, full_matrices):
     return m, n
 
 
+def _svd_jvp_complex(a, g, u, s, vh):
+    """The SVD's JVP for complex ``a`` (the formulas of JAX's ``svd`` JVP,
+    Townsend (2016) with conjugate transposes): ``ds = Re(diag(U^H dA V))``;
+    ``dU`` gets ``i Im(diag(dP)) / s`` on its diagonal, which fixes the phase
+    gauge of the singular vectors (U^H dU has real part 0 on the diagonal)."""
+    m, n = shape_of(a)[-2:]
+    v = _adjoint(vh)
+    uh = _adjoint(u)
+    dp = matmul(uh, matmul(g, v))
+    ds = real(_diag_part(dp))
+    f = _inv_gaps(s, square=True)
+    s_row = reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
+    s_col = reshape(s, shape_of(s) + (1,))
+    dss = mul(dp, s_row)  # dP S
+    sds = mul(s_col, dp)  # S dP
+    zero = eq(s, 0)
+    s_inv = select(zero, 0.0, div(1.0, select(zero, 1.0, s)))
+    diag_fix = mul(mul(sub(dp, _adjoint(dp)), 0.5), _diag_embed(s_inv))
+    du = matmul(u, add(mul(f, add(dss, _adjoint(dss))), diag_fix))
+    dv = matmul(v, mul(f, add(sds, _adjoint(sds))))
+    if m > n:
+        gv = div(matmul(g, v), s_row)
+        du = add(du, sub(gv, matmul(u, matmul(uh, gv))))
+    if n > m:
+        gu = div(matmul(_adjoint(g), u), s_row)
+        dv = add(dv, sub(gu, matmul(v, matmul(vh, gu))))
+    return [u, s, vh], [du, ds, _adjoint(dv)]
+
+
+def _svd_vjp_complex(ct_u, ct_s, ct_vh, u, s, vh, m, n):
+    """The transpose of :func:`_svd_jvp_complex` for the pairing
+    ``Re(sum(a * b))`` (JAX's convention), step by step: each linear map
+    ``X -> A X B`` transposes to ``C -> A^T C B^T``, ``X -> X^H`` to
+    ``C -> C^H``, a real mask to itself, ``Re`` to the embedding."""
+    f = _inv_gaps(s, square=True)
+    s_row = reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
+    s_col = reshape(s, shape_of(s) + (1,))
+    ct_dp = None
+
+    def acc(x, y):
+        return y if x is None else add(x, y)
+
+    if ct_s is not None:
+        ct_dp = convert_element_type(_diag_embed(ct_s), dtype_of(u))
+    if ct_u is not None:
+        cu = matmul(matrix_transpose(u), ct_u)
+        fc = mul(f, cu)
+        ct_dp = acc(ct_dp, mul(add(fc, _adjoint(fc)), s_row))
+        zero = eq(s, 0)
+        s_inv = select(zero, 0.0, div(1.0, select(zero, 1.0, s)))
+        ce = mul(cu, _diag_embed(s_inv))
+        ct_dp = acc(ct_dp, mul(sub(ce, _adjoint(ce)), 0.5))
+    if ct_vh is not None:
+        cv = matmul(conj(vh), _adjoint(ct_vh))  # V^T (ct_vh)^H, V = vh^H
+        fc = mul(f, cv)
+        ct_dp = acc(ct_dp, mul(s_col, add(fc, _adjoint(fc))))
+    out = None if ct_dp is None else matmul(conj(u), matmul(ct_dp, conj(vh)))
+    if ct_u is not None and m > n:
+        x = div(ct_u, s_row)
+        x = sub(x, matmul(conj(u), matmul(matrix_transpose(u), x)))  # (I - conj(U) U^T) x
+        out = acc(out, matmul(x, conj(vh)))
+    if ct_vh is not None and n > m:
+        y = matmul(div(conj(u), s_row), ct_vh)
+        y = sub(y, matmul(matmul(y, matrix_transpose(vh)), conj(vh)))  # y conj(I - V V^H)
+        out = acc(out, y)
+    return out
+
+
 def _svd_jvp(primals, tangents, *, full_matrices):
     (a,), (g,) = primals, tangents
     m, n = _svd_check(a, full_matrices)
     u, s, vh = svd_p.bind(a, full_matrices=full_matrices)
+    if _is_complex(a):
+        return _svd_jvp_complex(a, g, u, s, vh)
     v = matrix_transpose(vh)
     # Townsend (2016): with dP = U^T dA V and F_ij = 1/(s_j^2 - s_i^2),
     # ds = diag(dP), U^T dU = F * (dP S + S dP^T), V^T dV = F * (S dP + dP^T S),
@@ -713,6 +816,8 @@ def _svd_vjp(ct, ans, a, *, full_matrices):
     m, n = _svd_check(a, full_matrices)
     ct_u, ct_s, ct_vh = ct
     u, s, vh = ans
+    if _is_complex(a):
+        return _svd_vjp_complex(ct_u, ct_s, ct_vh, u, s, vh, m, n)
     v = matrix_transpose(vh)
     ut, s_row = matrix_transpose(u), reshape(s, shape_of(s)[:-1] + (1, shape_of(s)[-1]))
     s_col = reshape(s, shape_of(s) + (1,))
@@ -785,29 +890,40 @@ def _right_solve(x, r):
     return matrix_transpose(solve(matrix_transpose(r), matrix_transpose(x)))
 
 
+def _imag_diag(x):
+    """``i Im(diag(x))`` as a diagonal matrix (complex ``x``)."""
+    return mul(_diag_embed(imag(_diag_part(x))), 1j)
+
+
 def _qr_jvp_tall(q, r, g):
     # Walter and Lehmann (2018), QR for m >= n: with B = dA R^-1 and
-    # C = Q^T B, the antisymmetric Omega = Q^T dQ is L - L^T, L the strict
-    # lower triangle of C; D = C - Omega gives dR = D R and dQ = B - Q D.
+    # C = Q^H B, the skew-Hermitian Omega = Q^H dQ is L - L^H (+ i Im(diag C)
+    # for complex A, whose R has a real diagonal: JAX's correction), L the
+    # strict lower triangle of C; D = C - Omega gives dR = D R, dQ = B - Q D.
     b = _right_solve(g, r)
-    c = matmul(matrix_transpose(q), b)
+    c = matmul(_adjoint(q), b)
     _, lower = _tri_masks(c)
     low = mul(c, lower)
-    d = add(sub(c, low), matrix_transpose(low))
+    d = add(sub(c, low), _adjoint(low))
+    if _is_complex(c):
+        d = sub(d, _imag_diag(c))
     return sub(b, matmul(q, d)), matmul(d, r)
 
 
 def _qr_vjp_tall(q, r, ct_q, ct_r):
-    # The adjoint of _qr_jvp_tall: with M = R_bar R^T - Q^T Q_bar and N its
-    # upper triangle mirrored below the diagonal,
-    # A_bar = (Q_bar + Q N) R^-T.
+    # The transpose of _qr_jvp_tall (for Re(sum(a * b)) when complex): with
+    # M = R_bar R^T - Q^T Q_bar and N its upper triangle with the lower one
+    # mirrored from M^H (and the diagonal's imaginary part dropped when
+    # complex), A_bar = (Q_bar + conj(Q) N) R^-T.
     m = None if ct_r is None else matmul(ct_r, matrix_transpose(r))
     if ct_q is not None:
         qtq = matmul(matrix_transpose(q), ct_q)
         m = neg(qtq) if m is None else sub(m, qtq)
     upper, lower = _tri_masks(m)
-    n = add(mul(m, upper), mul(matrix_transpose(m), lower))
-    x = matmul(q, n)
+    n = add(mul(m, upper), mul(_adjoint(m), lower))
+    if _is_complex(m):
+        n = sub(n, _imag_diag(m))
+    x = matmul(conj(q), n)
     if ct_q is not None:
         x = add(ct_q, x)
     return matrix_transpose(solve(r, matrix_transpose(x)))
@@ -841,12 +957,12 @@ def _qr_jvp(primals, tangents, *, mode):
     if m >= n:
         dq, dr = _qr_jvp_tall(q, r, g)
     else:
-        # wide: A = [X | Y] with X = Q U square and Y = Q V, so V = Q^T Y
+        # wide: A = [X | Y] with X = Q U square and Y = Q V, so V = Q^H Y
         gx, gy = _last_axis_split(g, m)
         u, _ = _last_axis_split(r, m)
         _, y = _last_axis_split(a, m)
         dq, du = _qr_jvp_tall(q, u, gx)
-        dv = add(matmul(matrix_transpose(dq), y), matmul(matrix_transpose(q), gy))
+        dv = add(matmul(_adjoint(dq), y), matmul(_adjoint(q), gy))
         dr = concatenate([du, dv], len(shape_of(a)) - 1)
     return [q, r], [dq, dr]
 
@@ -864,11 +980,11 @@ def _qr_vjp(ct, ans, a, *, mode):
     ct_u, ct_v = (None, None) if ct_r is None else _last_axis_split(ct_r, m)
     if ct_v is None:
         ct_v = np.zeros(shape_of(r)[:-1] + (n - m,), dtype_of(r))
-    ct_q_sq = matmul(y, matrix_transpose(ct_v))  # Y V_bar^T
+    ct_q_sq = matmul(conj(y), _adjoint(ct_v))  # conj(Y) V_bar^H (Y V_bar^T when real)
     if ct_q is not None:
         ct_q_sq = add(ct_q, ct_q_sq)
     ct_x = _qr_vjp_tall(q, u, ct_q_sq, ct_u)
-    ct_y = matmul(q, ct_v)
+    ct_y = matmul(conj(q), ct_v)
     return concatenate([ct_x, ct_y], len(shape_of(a)) - 1)
 
 

@@ -291,7 +291,10 @@ convert_element_type_p.torch_name = "ToCopyBackward0"
 
 @convert_element_type_p.def_impl
 def _convert_impl(x, *, dtype):
-    return np.asarray(x).astype(dtype)[()]
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = np.real(x)  # complex to real keeps the real part (no ComplexWarning)
+    return x.astype(dtype)[()]
 
 
 @convert_element_type_p.def_abstract_eval
@@ -300,9 +303,13 @@ def _convert_aval(x, *, dtype):
 
 
 def _is_float(dt):
-    return np.dtype(dt).kind == "f"
+    """Floating or complex: the dtypes that carry derivatives."""
+    return np.dtype(dt).kind in "fc"
 
 
+# Between float and complex dtypes the cast is linear over the reals: real
+# to complex embeds (x + 0j), complex to real keeps the real part, and each
+# is the other's transpose for the pairing Re(sum(a * b)) (JAX's convention).
 defjvp(
     convert_element_type_p,
     lambda g, ans, x, *, dtype: convert_element_type(g, dtype)
@@ -319,7 +326,8 @@ defbatch_unary(convert_element_type_p)
 
 
 def convert_element_type(x, dtype):
-    """Cast ``x`` to ``dtype``; float-to-float casts carry derivatives."""
+    """Cast ``x`` to ``dtype``; casts between float and complex dtypes carry
+    derivatives (complex to real keeps the real part, as JAX does)."""
     dtype = np.dtype(dtype)
     if dtype_of(x) == dtype and hasattr(x, "dtype"):
         return x

@@ -51,10 +51,12 @@ def test_grad_of_complex_output():
     assert_mentions(message(e), "complex")
 
 
-def test_grad_of_complex_input():
+def test_grad_of_complex_input_with_complex_output():
+    # a real-valued function of complex input is fine (tests/test_complex.py);
+    # a complex output needs holomorphic=True, as in JAX
     with pytest.raises(TypeError) as e:
         tg.grad(lambda z: tnp.sum(z))(np.array([1 + 2j]))
-    assert_mentions(message(e), "complex")
+    assert_mentions(message(e), "complex", "holomorphic=True", "vjp")
 
 
 # --------------------------------------------------------------------------
@@ -242,10 +244,8 @@ def test_check_grads_rejects_order_zero():
 @pytest.mark.parametrize(
     "call, exc, words",
     [
-        (lambda: tg.vjp(lambda z: z, np.array([1j])), TypeError, "real"),
-        (lambda: tg.jvp(lambda z: z, (np.array([1j]),), (np.array([1j]),)), TypeError, "real"),
         (lambda: tg.jacrev(lambda x: x * 1j)(1.0), TypeError, "complex"),
-        (lambda: tg.jacfwd(lambda x: x * 1j)(1.0), TypeError, "complex"),
+        (lambda: tg.jacfwd(lambda z: z * 2.0)(1j), TypeError, "complex128.*holomorphic"),
         (lambda: tg.grad(lambda x: x, argnums=(0, 0))(1.0), ValueError, "twice"),
         (lambda: tg.grad(lambda x: x, argnums=1.5)(1.0), TypeError, "argnums"),
         (lambda: tg.grad(lambda x: x.sort())(np.ones(2)), TypeError, r"numpy\.sort"),

@@ -721,6 +721,21 @@ row("multiply", "float32-times-float64", lambda ns, x, y: x * y,
     lambda rng: (rng.standard_normal(S).astype(np.float32), rng.standard_normal((3,))),
     same_dtype=False)
 
+# complex intermediates (real inputs and outputs: the table's checks are of
+# real functions); tests/test_complex.py checks complex inputs against JAX
+row("real", "", lambda ns, x, y: ns.real(ns.exp(x + 1j * y)), A((normal, S), (normal, S)))
+row("imag", "", lambda ns, x, y: ns.imag(ns.sin(x + 1j * y) * (y - 0.5j)),
+    A((normal, S), (normal, S)))
+row("conj", "", lambda ns, x, y: ns.real(ns.conj(x + 1j * y) * (y + 2j * x)),
+    A((normal, S), (normal, S)))
+row("conjugate", "", lambda ns, x, y: ns.imag(ns.conjugate(ns.exp(x + 1j * y))),
+    A((normal, S), (normal, S)))
+row("angle", "", lambda ns, x, y: ns.angle(x + 1j * y), A((nonzero, S), (nonzero, S)))
+row("angle", "deg", lambda ns, x, y: ns.angle(x * (1 + 0.5j) + y, deg=True),
+    A((nonzero, S), (nonzero, S)))
+row("abs", "complex", lambda ns, x, y: ns.abs(x + 1j * y), A((nonzero, S), (nonzero, S)))
+row("real", "of-real", lambda ns, x: ns.real(x) * 2.0, A((normal, S)))
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

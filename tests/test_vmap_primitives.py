@@ -178,6 +178,19 @@ for _names, _gen, _dts in [
     ("sign", real, FI),
 ]:
     case(_names, V([_gen(2, 3)], {}, _dts), V([_gen()], {}, _dts))
+# complex parts (complex examples, and real ones, where real/conj are the identity)
+C = (np.dtype(np.complex128), np.dtype(np.complex64))
+
+
+def cplx(*shape):
+    def gen(r, dt, prev):
+        z = r.uniform(-2, 2, shape) + 1j * r.uniform(-2, 2, shape)
+        return z.astype(dt) if dt.kind == "c" else z.real.astype(dt)
+
+    return gen
+
+
+case("real_part imag_part conjugate", V([cplx(2, 3)], {}, C), V([cplx()], {}, C), V([real(4)], {}, F))
 # exp/sin/cos/tanh run vectorized kernels on 128+ elements: one variant above, one below
 case("exp sin cos tanh", V([real(3, 50)], {}), V([real(4)], {}))
 case("gelu", V([real(2, 3)], {"approximate": False}, F), V([real(5)], {"approximate": True}, F))

@@ -30,6 +30,7 @@ from .transforms import (
     checkpoint,
     custom_jvp,
     custom_vjp,
+    float0,
     grad,
     hessian,
     hvp,
@@ -72,6 +73,7 @@ __all__ = [
     "nn",
     "viz",
     "UnexpectedTracerError",
+    "float0",
 ]
 
 

@@ -11,7 +11,7 @@ import functools
 import numpy as np
 import numpy.testing
 
-from .transforms import jvp, vjp
+from .transforms import float0, jvp, vjp
 from .tree_util import tree_flatten, tree_map
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
@@ -23,11 +23,17 @@ _TOL = {np.dtype(np.float32): 2e-2, np.dtype(np.float64): 1e-5}
 
 
 def _leaves_dtype(tree):
+    """float32 if a leaf is float32 or complex64 (their precision), else float64."""
     dts = [np.asarray(x).dtype for x in tree_flatten(tree)[0]]
-    floats = [d for d in dts if d.kind == "f"]
-    if any(d == np.float32 for d in floats):
+    if any(d in (np.float32, np.complex64) for d in dts):
         return np.dtype(np.float32)
     return np.dtype(np.float64)
+
+
+def _wide(x):
+    """``x`` as float64, or complex128 if complex (the dtype differences are taken in)."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def _as_array(x):
@@ -37,6 +43,11 @@ def _as_array(x):
 def _rand_like(rng, tree):
     def one(x):
         x = np.asarray(x)
+        if x.dtype.kind == "c":  # perturb the real and the imaginary parts
+            return (rng.standard_normal(x.shape)
+                    + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
+        if x.dtype.kind in "biu":  # no derivative: JAX's float0 tangent
+            return np.zeros(x.shape, float0)
         if x.dtype.kind != "f":
             return np.zeros(x.shape, x.dtype)
         return rng.standard_normal(x.shape).astype(x.dtype)
@@ -47,18 +58,21 @@ def _rand_like(rng, tree):
 def _axpy(a, x, y):
     return tree_map(
         lambda xi, yi: (np.asarray(yi) + a * np.asarray(xi)).astype(np.asarray(yi).dtype)
-        if np.asarray(yi).dtype.kind == "f" else yi,
+        if np.asarray(yi).dtype.kind in "fc" else yi,
         x,
         y,
     )
 
 
 def _inner(xs, ys):
+    """``Re(sum(x * y))`` over the leaves: the real bilinear pairing under
+    which a VJP is the transpose of the JVP (JAX's convention for complex
+    values; no conjugation)."""
     total = 0.0
     for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0]):
-        x = np.asarray(x, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        total += float(np.sum(x * y))
+        if np.asarray(x).dtype == float0 or np.asarray(y).dtype == float0:
+            continue  # the cotangent of an integer input carries no value
+        total += float(np.real(np.sum(_wide(x) * _wide(y))))
     return total
 
 
@@ -74,8 +88,8 @@ def numerical_jvp(f, primals, tangents, eps):
         The point ``x``.
     tangents : tuple or list of pytrees
         The direction ``t``, with the structure and shapes of ``primals``.
-        Only floating-point leaves are moved; other leaves keep their
-        primal value.
+        Only floating-point and complex leaves are moved; other leaves keep
+        their primal value.
     eps : float
         Step size.
 
@@ -83,8 +97,8 @@ def numerical_jvp(f, primals, tangents, eps):
     -------
     pytree
         The structure of ``f``'s output; every leaf a float64 array of that
-        output leaf's shape (the difference is taken in float64, after ``f``
-        ran in the inputs' dtypes).
+        output leaf's shape, complex128 for a complex output (the difference
+        is taken in those dtypes, after ``f`` ran in the inputs' dtypes).
 
     Raises
     ------
@@ -100,11 +114,7 @@ def numerical_jvp(f, primals, tangents, eps):
     """
     f_pos = f(*_axpy(eps, tangents, primals))
     f_neg = f(*_axpy(-eps, tangents, primals))
-    return tree_map(
-        lambda a, b: (np.asarray(a, np.float64) - np.asarray(b, np.float64)) / (2 * eps),
-        f_pos,
-        f_neg,
-    )
+    return tree_map(lambda a, b: (_wide(a) - _wide(b)) / (2 * eps), f_pos, f_neg)
 
 
 def _check_close(actual, expected, atol, rtol, err_msg):
@@ -113,10 +123,8 @@ def _check_close(actual, expected, atol, rtol, err_msg):
     if a_tree != e_tree:
         raise AssertionError(f"{err_msg}: structures differ: {a_tree} vs {e_tree}")
     for a, e in zip(a_flat, e_flat):
-        numpy.testing.assert_allclose(
-            np.asarray(a, np.float64), np.asarray(e, np.float64),
-            atol=atol, rtol=rtol, err_msg=err_msg,
-        )
+        numpy.testing.assert_allclose(_wide(a), _wide(e), atol=atol, rtol=rtol,
+                                      err_msg=err_msg)
 
 
 def _defaults(args, atol, rtol, eps):
@@ -131,9 +139,9 @@ def _defaults(args, atol, rtol, eps):
 def check_jvp(f, args, atol=None, rtol=None, eps=None, err_msg="JVP", rng=None):
     """Check ``jvp(f)`` at ``args`` against finite differences.
 
-    Draws one random tangent (standard normal, in each leaf's dtype; zero for
-    non-float leaves) and compares ``jvp(f, args, tangent)`` with
-    :func:`numerical_jvp`; also checks that the primal output equals
+    Draws one random tangent (standard normal, in each leaf's dtype, complex
+    normal for complex leaves; float0 zeros for integer and bool leaves) and
+    compares ``jvp(f, args, tangent)`` with :func:`numerical_jvp`; also checks that the primal output equals
     ``f(*args)``.
 
     Parameters
@@ -233,7 +241,10 @@ def check_grads(f, args, order=2, modes=("fwd", "rev"), atol=None, rtol=None, ep
     f : callable
         Function of ``len(args)`` positional pytree arguments.
     args : tuple or list
-        Point of evaluation; float leaves are perturbed.
+        Point of evaluation; float leaves are perturbed, and complex leaves
+        in both their real and imaginary parts (directions are complex
+        normal; reverse mode is checked through the pairing
+        ``Re(sum(a * b))``, JAX's convention).
     order : int, optional
         Highest derivative order checked (1 = first derivatives).
     modes : sequence of {"fwd", "rev"}, optional

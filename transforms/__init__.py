@@ -14,6 +14,7 @@ if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tra
     )
 from .api import (
     VJPRecord,
+    float0,
     grad,
     hessian,
     hvp,
@@ -31,4 +32,4 @@ from .custom_derivatives import custom_jvp, custom_vjp
 from .checkpointing import checkpoint, remat
 
 __all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
-           "custom_jvp", "custom_vjp", "checkpoint", "remat", "record_vjp", "VJPRecord"]
+           "custom_jvp", "custom_vjp", "checkpoint", "remat", "record_vjp", "VJPRecord", "float0"]

@@ -26,6 +26,7 @@ from .batching import vmap
 __all__ = [
     "record_vjp",
     "VJPRecord",
+    "float0",
     "stop_gradient",
     "vjp",
     "jvp",
@@ -59,36 +60,62 @@ def _as_value(x, what):
     )
 
 
-def _reject_complex(leaves, name):
-    for x in leaves:
-        if np.dtype(x.dtype).kind == "c":
-            raise TypeError(
-                f"{name}: tracegrad differentiates real floating-point arrays, but an "
-                f"argument leaf has dtype {x.dtype}. Pass the real and imaginary "
-                "parts as separate float arrays."
-            )
+#: The dtype of the derivative of an integer or bool input (JAX's ``float0``):
+#: zero-size elements, so such a "gradient" carries only a shape.
+float0 = np.dtype([("float0", "V")])
 
 
 def _is_inexact(x):
     return np.dtype(x.dtype).kind in "fc"
 
 
-def _check_float_inputs(args, argnums, name):
+def _leaf_dtype(leaf):
+    return np.dtype(np.asarray(leaf).dtype if not hasattr(leaf, "dtype") else leaf.dtype)
+
+
+def _check_inputs(args, argnums, name, holomorphic=False, allow_int=False, real=False):
+    """Refuse argument leaves ``name`` cannot differentiate, as JAX does.
+
+    ``holomorphic``: every leaf must be complex.  Otherwise ``real``
+    (forward-mode Jacobians) asks for real floating leaves, and reverse mode
+    takes float or complex leaves, plus integer and bool ones with
+    ``allow_int``.
+    """
     for i, a in zip(argnums, args):
         for leaf in tree_flatten(a)[0]:
-            dt = np.asarray(leaf).dtype if not hasattr(leaf, "dtype") else leaf.dtype
-            if np.dtype(dt).kind == "c":
+            dt = _leaf_dtype(leaf)
+            if holomorphic:
+                if dt.kind != "c":
+                    raise TypeError(
+                        f"{name} with holomorphic=True requires inputs with complex dtype, "
+                        f"but argument {i} has dtype {dt}. Pass complex arrays (for example "
+                        "x.astype(complex)), or drop holomorphic=True."
+                    )
+            elif real:
+                if dt.kind != "f":
+                    raise TypeError(
+                        f"{name} requires real-valued inputs (a floating dtype), but argument "
+                        f"{i} has dtype {dt}. For holomorphic differentiation of complex "
+                        "inputs pass holomorphic=True; for non-holomorphic functions of "
+                        "complex inputs use tracegrad.jvp directly (or jacrev); pass a float "
+                        "array for an integer one, or exclude the argument with argnums."
+                    )
+            elif dt.kind not in "fc" and not (allow_int and dt.kind in "biu"):
                 raise TypeError(
-                    f"{name} does not support complex inputs: argument {i} has dtype "
-                    f"{dt}. Differentiate the real and imaginary parts separately."
+                    f"{name} requires real- or complex-valued inputs (a float or complex "
+                    f"dtype), but argument {i} has dtype {dt}. Pass a float array (for "
+                    "example x.astype(float) or 1.0 instead of 1), set allow_int=True (its "
+                    "gradient is then float0 zeros), or exclude the argument with argnums."
                 )
-            if np.dtype(dt).kind != "f":
-                raise TypeError(
-                    f"{name} requires floating-point inputs, but argument {i} has "
-                    f"dtype {dt}. Pass a float array (for example "
-                    f"x.astype(float) or 1.0 instead of 1), or exclude the argument "
-                    f"with argnums."
-                )
+
+
+def _check_reduce_axes(reduce_axes, name):
+    if reduce_axes:
+        raise NotImplementedError(
+            f"reduce_axes argument to {name} is deprecated (JAX removed it too): "
+            f"got {reduce_axes!r}; pass reduce_axes=() or leave it out, and reduce the "
+            "gradient yourself."
+        )
 
 
 def _normalize_argnums(argnums, nargs, name):
@@ -331,9 +358,8 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
         Function of ``len(primals)`` positional pytree arguments returning a
         pytree of arrays (or, with ``has_aux``, a pair ``(output, aux)``).
     primals : tuple
-        The arguments: pytrees of arrays or scalars.  Floating-point (and
-        complex, which is then refused) leaves are traced; integer and bool
-        leaves are constants.
+        The arguments: pytrees of arrays or scalars.  Floating-point and
+        complex leaves are traced; integer and bool leaves are constants.
     has_aux : bool, optional
         See ``fun``.
     name : str, optional
@@ -349,8 +375,8 @@ def record_vjp(fun, primals, has_aux=False, name="record_vjp"):
     Raises
     ------
     TypeError
-        If ``fun`` is not callable, a primal leaf is not numeric or is
-        complex, or (``has_aux``) ``fun`` does not return a pair.
+        If ``fun`` is not callable, a primal leaf is not numeric, or
+        (``has_aux``) ``fun`` does not return a pair.
     """
     _check_callable(fun, name)
     return VJPRecord(*_record_vjp(fun, primals, has_aux, name))
@@ -360,7 +386,6 @@ def _record_vjp(fun, primals, has_aux, name):
     """:func:`record_vjp`'s fields as a plain tuple (``vjp``'s path, per call)."""
     flat, in_tree = tree_flatten(primals)
     flat = [_as_value(x, name) for x in flat]
-    _reject_complex(flat, name)
     aux = None
     with new_trace(VJPTrace) as trace:
         tracers = [trace.new_arg(x) if _is_inexact(x) else x for x in flat]
@@ -423,7 +448,8 @@ def _check_cotangent(c, p):
     return c
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
     """Return a function computing both ``fun`` and its gradient.
 
     Parameters
@@ -434,6 +460,12 @@ def value_and_grad(fun, argnums=0, has_aux=False):
         Positional argument(s) to differentiate with respect to.
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``; aux is passed through.
+    holomorphic : bool, optional
+        See :func:`grad`.
+    allow_int : bool, optional
+        See :func:`grad`.
+    reduce_axes : tuple, optional
+        Must be empty (JAX's deprecated keyword, accepted for its signature).
 
     Returns
     -------
@@ -445,36 +477,48 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     Raises
     ------
     TypeError
-        If ``fun`` is not callable; when called, if the output is not a real
-        floating-point scalar (use ``jacrev`` or ``vjp``), an argument at
-        ``argnums`` has an integer, bool or complex dtype or is missing, or
-        ``has_aux=True`` and ``fun`` does not return a pair.
+        If ``fun`` is not callable; when called, in the cases listed by
+        :func:`grad`.
     ValueError
         If ``argnums`` is an empty tuple.
+    NotImplementedError
+        If ``reduce_axes`` is not empty (as in JAX).
     """
     _check_callable(fun, "value_and_grad")
-    return _value_and_grad(fun, argnums, has_aux, "value_and_grad")
+    _check_reduce_axes(reduce_axes, "value_and_grad")
+    return _value_and_grad(fun, argnums, has_aux, "value_and_grad", holomorphic, allow_int)
 
 
-def _value_and_grad(fun, argnums, has_aux, name):
+def _value_and_grad(fun, argnums, has_aux, name, holomorphic=False, allow_int=False):
     """:func:`value_and_grad`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, name)
+        _check_inputs(dyn, nums, name, holomorphic, allow_int)
         res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, name)
         ans, vjp_fun = res[0], res[1]
-        _check_scalar_output(ans, name)
+        _check_scalar_output(ans, name, holomorphic)
         g = vjp_fun(np.ones((), ans.dtype))
+        if allow_int:
+            g = tuple(_float0_for_ints(gi, xi) for gi, xi in zip(g, dyn))
         g = g[0] if single else g
         return ((ans, res[2]), g) if has_aux else (ans, g)
 
     return value_and_grad_f
 
 
-def _check_scalar_output(ans, name):
+def _float0_for_ints(g, x):
+    """``g`` with float0 zeros in place of the leaves of integer or bool inputs."""
+    g_flat, g_tree = tree_flatten(g)
+    x_flat = tree_flatten(x)[0]
+    out = [np.zeros(np.shape(gi), float0) if _leaf_dtype(xi).kind in "biu" else gi
+           for gi, xi in zip(g_flat, x_flat)]
+    return tree_unflatten(g_tree, out)
+
+
+def _check_scalar_output(ans, name, holomorphic=False):
     if not isinstance(ans, (np.ndarray, np.generic, Tracer)):
         raise TypeError(
             f"{name}: gradient only defined for scalar-output functions; the output is a "
@@ -488,10 +532,20 @@ def _check_scalar_output(ans, name):
             "Jacobian) or tracegrad.vjp (a vector-Jacobian product)."
         )
     kind = np.dtype(ans.dtype).kind
+    if holomorphic:
+        if kind != "c":
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but "
+                f"got {ans.dtype}. Drop holomorphic=True for a real-valued function."
+            )
+        return
     if kind == "c":
         raise TypeError(
-            f"{name}: gradient only defined for real-valued outputs; the output has dtype "
-            f"{ans.dtype}. Differentiate its real part or abs instead."
+            f"{name} requires real-valued outputs (a floating dtype), but got {ans.dtype}. "
+            "For holomorphic differentiation, pass holomorphic=True. For differentiation "
+            "of non-holomorphic functions involving complex outputs, use tracegrad.vjp "
+            "directly, or differentiate a real function of the output (its real part, "
+            "abs)."
         )
     if kind != "f":
         raise TypeError(
@@ -500,7 +554,7 @@ def _check_scalar_output(ans, name):
         )
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
     """Return a function computing the gradient of scalar-valued ``fun``.
 
     ``grad(f)(x)`` is ``df/dx`` at ``x``, computed by one reverse-mode pass
@@ -521,6 +575,16 @@ def grad(fun, argnums=0, has_aux=False):
     has_aux : bool, optional
         If True, ``fun`` returns a pair ``(output, aux)``; ``aux`` (any
         pytree) is returned alongside the gradient, not differentiated.
+    holomorphic : bool, optional
+        If True, ``fun`` is a holomorphic function of complex inputs with a
+        complex scalar output, and the result is its complex derivative
+        ``f'(z)`` (a cotangent of ``1 + 0j``).  Inputs and output must then
+        be complex.
+    allow_int : bool, optional
+        If True, integer and bool inputs are accepted; their gradient is
+        zeros of dtype :data:`float0` (JAX's convention).
+    reduce_axes : tuple, optional
+        Must be empty: JAX's deprecated keyword, accepted for its signature.
 
     Returns
     -------
@@ -538,12 +602,17 @@ def grad(fun, argnums=0, has_aux=False):
     TypeError
         Raised by ``grad_f`` (not by ``grad``, except for a non-callable
         ``fun``): if the output is not a scalar (the message gives its shape
-        and points to :func:`jacrev` and :func:`vjp`), is complex, integer or
-        bool; if an argument at ``argnums`` has a leaf that is integer, bool,
-        complex or non-numeric; if ``argnums`` refers to a missing positional
-        argument; or if ``has_aux=True`` and ``fun`` does not return a pair.
+        and points to :func:`jacrev` and :func:`vjp`), is integer or bool, or
+        is complex without ``holomorphic=True``; if an argument at
+        ``argnums`` has a leaf that is non-numeric, or integer or bool
+        without ``allow_int=True``; with ``holomorphic=True``, if an input
+        leaf or the output is not complex; if ``argnums`` refers to a missing
+        positional argument; or if ``has_aux=True`` and ``fun`` does not
+        return a pair.
     ValueError
         If ``argnums`` is an empty tuple.
+    NotImplementedError
+        If ``reduce_axes`` is not empty (raised by ``grad`` itself, as in JAX).
 
     See Also
     --------
@@ -557,6 +626,11 @@ def grad(fun, argnums=0, has_aux=False):
     derivative evenly).  ``grad`` composes with itself and with the other
     transforms: ``grad(grad(f))`` is the second derivative.
 
+    Complex inputs follow JAX's convention: for a real-valued ``f`` of
+    ``z = x + iy`` the gradient is ``df/dx - i df/dy`` (so
+    ``grad(lambda z: abs(z) ** 2)(z) == 2 * conj(z)``); for a holomorphic
+    ``f`` with ``holomorphic=True`` it is ``f'(z)``.
+
     Examples
     --------
     >>> import tracegrad as tg, tracegrad.numpy as tnp
@@ -566,7 +640,8 @@ def grad(fun, argnums=0, has_aux=False):
     (array(5.), array(2.))
     """
     _check_callable(fun, "grad")
-    vg = _value_and_grad(fun, argnums, has_aux, "grad")
+    _check_reduce_axes(reduce_axes, "grad")
+    vg = _value_and_grad(fun, argnums, has_aux, "grad", holomorphic, allow_int)
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
@@ -590,7 +665,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     primals : tuple or list of pytrees
         Where to evaluate ``fun``.
     tangents : tuple or list of pytrees
-        Same structure, shapes and dtypes as ``primals``.
+        Same structure, shapes and dtypes as ``primals``; an integer or
+        bool primal takes a tangent of dtype :data:`float0` (JAX's rule).
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``.
 
@@ -607,7 +683,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     ------
     TypeError
         If ``primals``/``tangents`` are not tuples or lists, their structures
-        differ, or a tangent's dtype differs from its primal's.
+        differ, a tangent's dtype differs from its primal's, or an integer or
+        bool primal has a tangent that is not float0.
     ValueError
         If a tangent's shape differs from its primal's.
 
@@ -623,7 +700,32 @@ def jvp(fun, primals, tangents, has_aux=False):
     (array([1., 9.]), array([2., 3.]))
     """
     _check_callable(fun, "jvp")
+    _check_integer_tangents(primals, tangents, "jvp")
     return _jvp(fun, primals, tangents, has_aux, "jvp")
+
+
+def _check_integer_tangents(primals, tangents, name):
+    """An integer or bool primal takes a float0 tangent (JAX's rule), so a
+    tangent that would be silently dropped is refused."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        return  # _jvp names the problem
+    p_flat, p_tree = tree_flatten(tuple(primals))
+    t_flat, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        return
+    for p, t in zip(p_flat, t_flat):
+        pd = _leaf_dtype(p)
+        if pd.kind in "biu":
+            td = _leaf_dtype(t)
+            if td != float0:
+                raise TypeError(
+                    f"primal and tangent arguments to tracegrad.{name} do not match; dtypes "
+                    "must be equal, or in case of int/bool primal dtype the tangent dtype "
+                    f"must be float0. Got primal dtype {pd} and so expected tangent dtype "
+                    f"{float0}, but got tangent dtype {td} instead. An integer input has "
+                    f"no derivative: pass np.zeros(shape, tracegrad.float0) as its tangent, "
+                    "or close over it instead of passing it."
+                )
 
 
 def _jvp(fun, primals, tangents, has_aux, name):
@@ -641,7 +743,6 @@ def _jvp(fun, primals, tangents, has_aux, name):
             f"structure; got {p_tree} and {t_tree}."
         )
     p_flat = [_as_value(p, name) for p in p_flat]
-    _reject_complex(p_flat, name)
     t_flat = [_as_tangent(t, p) for p, t in zip(p_flat, t_flat)]
     with new_trace(JVPTrace) as trace:
         tracers = [
@@ -667,7 +768,9 @@ def _jvp(fun, primals, tangents, has_aux, name):
 
 
 def _as_tangent(t, p):
-    if not isinstance(t, (np.ndarray, np.generic, Tracer)):
+    if not _is_inexact(p) and _leaf_dtype(t) == float0:
+        t = np.zeros(np.shape(t), float0)
+    elif not isinstance(t, (np.ndarray, np.generic, Tracer)):
         t = np.asarray(t, dtype=p.dtype if _is_inexact(p) else None)
     if t.shape != p.shape:
         raise ValueError(
@@ -696,7 +799,7 @@ def _leaf_shape(x):
     return tuple(x.shape)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian of ``fun`` by reverse mode (one VJP per output element).
 
     ``jacobian`` is another name for this function.
@@ -708,9 +811,14 @@ def jacrev(fun, argnums=0, has_aux=False):
         arrays of any shapes.
     argnums : int or tuple of ints, optional
         Positional argument(s) to differentiate with respect to (default
-        0); their leaves must be floating point.
+        0); their leaves must be floating point or complex.
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``; ``aux`` is passed through.
+    holomorphic : bool, optional
+        If True, ``fun`` is holomorphic with complex inputs and outputs and
+        the Jacobian holds complex derivatives.  Without it, complex inputs
+        are allowed (a real output's Jacobian then has the inputs' complex
+        dtype, JAX's convention) but complex outputs are not.
 
     Returns
     -------
@@ -725,8 +833,10 @@ def jacrev(fun, argnums=0, has_aux=False):
     ------
     TypeError
         If ``fun`` is not callable; when called, if a leaf of an argument at
-        ``argnums`` is not floating point, ``argnums`` refers to a missing
-        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+        ``argnums`` is not floating point (or complex, see ``holomorphic``),
+        an output is complex without ``holomorphic`` (``jacrev``) or real
+        with it, ``argnums`` refers to a missing argument, or
+        ``has_aux=True`` and ``fun`` does not return a pair.
     ValueError
         If ``argnums`` is an empty tuple.
 
@@ -744,20 +854,39 @@ def jacrev(fun, argnums=0, has_aux=False):
            [0., 3., 2.]])
     """
     _check_callable(fun, "jacrev")
-    return _jacrev(fun, argnums, has_aux, "jacrev")
+    return _jacrev(fun, argnums, has_aux, "jacrev", holomorphic)
 
 
-def _jacrev(fun, argnums, has_aux, name):
+def _check_jacobian_outputs(y_flat, name, holomorphic, mode):
+    for y in y_flat:
+        kind = _leaf_dtype(y).kind
+        if holomorphic and kind != "c":
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got "
+                f"{_leaf_dtype(y)}. Drop holomorphic=True for a real-valued function."
+            )
+        if mode == "rev" and not holomorphic and kind == "c":
+            raise TypeError(
+                f"{name} requires real-valued outputs (a floating dtype), but got "
+                f"{_leaf_dtype(y)}. For holomorphic differentiation, pass holomorphic=True. "
+                "For differentiation of non-holomorphic functions involving complex "
+                "outputs, use tracegrad.vjp directly, or jacfwd (which takes real inputs "
+                "to complex outputs)."
+            )
+
+
+def _jacrev(fun, argnums, has_aux, name, holomorphic=False):
     """:func:`jacrev`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
         single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, name)
+        _check_inputs(dyn, nums, name, holomorphic)
         res = _vjp(_partial(fun, args, kwargs, nums), dyn, has_aux, name)
         y, vjp_fun = res[0], res[1]
         y_flat, y_tree = tree_flatten(y)
+        _check_jacobian_outputs(y_flat, name, holomorphic, "rev")
         x_flat, x_tree = tree_flatten(dyn)
         x_flat = [_as_value(x, name) for x in x_flat]
         blocks = [[None] * len(x_flat) for _ in y_flat]
@@ -791,7 +920,7 @@ def _assemble(blocks, y_tree, x_tree, single):
     return tree_unflatten(y_tree, per_out)
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """Jacobian of ``fun`` by forward mode (one JVP per input element).
 
     Parameters
@@ -801,10 +930,15 @@ def jacfwd(fun, argnums=0, has_aux=False):
         arrays of any shapes.
     argnums : int or tuple of ints, optional
         Positional argument(s) to differentiate with respect to (default
-        0); their leaves must be floating point.
+        0); their leaves must be real floating point (complex with
+        ``holomorphic``).
     has_aux : bool, optional
         If True, ``fun`` returns ``(output, aux)``; ``aux`` (from the first
         evaluation) is passed through.
+    holomorphic : bool, optional
+        If True, ``fun`` is holomorphic with complex inputs and outputs and
+        the Jacobian holds complex derivatives.  Without it the inputs must
+        be real (complex outputs are allowed), as in JAX.
 
     Returns
     -------
@@ -820,8 +954,10 @@ def jacfwd(fun, argnums=0, has_aux=False):
     ------
     TypeError
         If ``fun`` is not callable; when called, if a leaf of an argument at
-        ``argnums`` is not floating point, ``argnums`` refers to a missing
-        argument, or ``has_aux=True`` and ``fun`` does not return a pair.
+        ``argnums`` is not floating point (or complex, see ``holomorphic``),
+        an output is complex without ``holomorphic`` (``jacrev``) or real
+        with it, ``argnums`` refers to a missing argument, or
+        ``has_aux=True`` and ``fun`` does not return a pair.
     ValueError
         If ``argnums`` is an empty tuple.
 
@@ -841,17 +977,17 @@ def jacfwd(fun, argnums=0, has_aux=False):
            [0., 6.]])
     """
     _check_callable(fun, "jacfwd")
-    return _jacfwd(fun, argnums, has_aux, "jacfwd")
+    return _jacfwd(fun, argnums, has_aux, "jacfwd", holomorphic)
 
 
-def _jacfwd(fun, argnums, has_aux, name):
+def _jacfwd(fun, argnums, has_aux, name, holomorphic=False):
     """:func:`jacfwd`, with errors naming the public transform ``name``."""
 
     @functools.wraps(fun)
     def jacfun(*args, **kwargs):
         single, nums = _normalize_argnums(argnums, len(args), name)
         dyn = tuple(args[i] for i in nums)
-        _check_float_inputs(dyn, nums, name)
+        _check_inputs(dyn, nums, name, holomorphic, real=True)
         f = _partial(fun, args, kwargs, nums)
         x_flat, x_tree = tree_flatten(dyn)
         x_flat = [_as_value(x, name) for x in x_flat]
@@ -882,6 +1018,7 @@ def _jacfwd(fun, argnums, has_aux, name):
             if has_aux:
                 res, aux = _split_aux(res, name)
             y_flat, y_tree = tree_flatten(res)
+        _check_jacobian_outputs(y_flat, name, holomorphic, "fwd")
         blocks = []
         for j, yj in enumerate(y_flat):
             yshape = _leaf_shape(yj)
@@ -910,7 +1047,7 @@ def _jacfwd(fun, argnums, has_aux, name):
 jacobian = jacrev
 
 
-def hessian(fun, argnums=0):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Hessian of ``fun``: ``jacfwd(jacrev(fun, argnums), argnums)``.
 
     Second derivatives by forward-over-reverse mode, the usual choice for
@@ -925,16 +1062,25 @@ def hessian(fun, argnums=0):
         one Hessian per output element.
     argnums : int or tuple of ints, optional
         Positional argument(s) to differentiate with respect to (default
-        0); their leaves must be floating point.
+        0); their leaves must be floating point (complex with
+        ``holomorphic``).
+    has_aux : bool, optional
+        If True, ``fun`` returns ``(output, aux)`` and the result is
+        ``(hess, aux)``.
+    holomorphic : bool, optional
+        If True, ``fun`` is holomorphic in complex inputs with a complex
+        output, and the result holds complex second derivatives.  Without it
+        complex inputs are refused (the outer :func:`jacfwd` takes real
+        inputs), as in JAX.
 
     Returns
     -------
     callable
-        ``(*args, **kwargs) -> hess``.  For a scalar output and an input of
+        ``(*args, **kwargs) -> hess`` (or ``(hess, aux)``).  For a scalar output and an input of
         shape ``I`` the result has shape ``I + I`` (``O + I + I`` for an
         output of shape ``O``) and the input's dtype.  With a tuple
         ``argnums`` it is a nested tuple of blocks ``hess[i][j]`` of shape
-        ``I_i + I_j``, as in JAX.  There is no ``has_aux``.
+        ``I_i + I_j``, as in JAX.
 
     Raises
     ------
@@ -959,7 +1105,8 @@ def hessian(fun, argnums=0):
            [ 0., 12.]])
     """
     _check_callable(fun, "hessian")
-    return _jacfwd(_jacrev(fun, argnums, False, "hessian"), argnums, False, "hessian")
+    return _jacfwd(_jacrev(fun, argnums, has_aux, "hessian", holomorphic), argnums, has_aux,
+                   "hessian", holomorphic)
 
 
 def hvp(fun, primals, tangents):
@@ -1003,6 +1150,7 @@ def hvp(fun, primals, tangents):
             "hvp expects primals and tangents as tuples (one entry per argument of fun); "
             f"got {type(primals).__name__} and {type(tangents).__name__}."
         )
+    _check_integer_tangents(primals, tangents, "hvp")
     n = len(primals)
     argnums = 0 if n == 1 else tuple(range(n))
     return _jvp(_value_and_grad_only(fun, argnums), tuple(primals), tuple(tangents), False,

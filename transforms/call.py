@@ -54,8 +54,9 @@ def call_aval(*avals, fun, **params):
 
 
 def is_float(x):
-    """True when ``x`` (array, scalar or tracer) has a floating dtype."""
-    return np.dtype(dtype_of(x)).kind == "f"
+    """True when ``x`` (array, scalar or tracer) has a floating or complex
+    dtype: the dtypes that carry derivatives."""
+    return np.dtype(dtype_of(x)).kind in "fc"
 
 
 def zeros_of(x):

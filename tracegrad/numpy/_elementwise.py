@@ -18,7 +18,8 @@ _UNARY = {
     # name: (primitive wrapper, NumPy ufunc, formula of the derivative)
     "negative": (ops.neg, np.negative, "-1"),
     "positive": (lambda x: x, np.positive, "1"),
-    "absolute": (ops.abs, np.absolute, "sign(x); 0 at x = 0"),
+    "absolute": (ops.abs, np.absolute,
+                 "sign(x); 0 at x = 0; for complex x, Re(conj(x) dx)/|x| (real result)"),
     "sign": (ops.sign, np.sign, "none (piecewise constant)"),
     "exp": (ops.exp, np.exp, "exp(x)"),
     "exp2": (ops.exp2, np.exp2, "2**x * log(2)"),
@@ -54,8 +55,7 @@ _UNARY = {
     "isfinite": (ops.isfinite, np.isfinite, "none (bool result)"),
     "isinf": (ops.isinf, np.isinf, "none (bool result)"),
     "logical_not": (ops.logical_not, np.logical_not, "none (bool result)"),
-    "conjugate": (lambda x: np.conjugate(x) if _complex(x) else x, np.conjugate,
-                  "1 (traced arrays are real)"),
+    "conjugate": (ops.conj, np.conjugate, "conj(dx) (linear over the reals)"),
 }
 
 _BINARY = {
@@ -91,10 +91,6 @@ _BINARY = {
 
 def _integral(x):
     return not isinstance(x, Tracer) and np.asarray(x).dtype.kind in "iub"
-
-
-def _complex(x):
-    return not isinstance(x, Tracer) and np.asarray(x).dtype.kind == "c"
 
 
 def _nan_ignoring(op, x, y):
@@ -298,8 +294,9 @@ _DOC_NOTES = {
         "derivative go to the other operand (NaN only if both are NaN).\n"
     ),
     "conjugate": (
-        "\nTraced arrays are real, so on them this is the identity; complex\n"
-        "NumPy arrays are conjugated as by NumPy (no derivative).\n"
+        "\nThe identity on real arrays.  On complex ones its VJP conjugates the\n"
+        "cotangent (JAX's convention: cotangents pair with tangents through\n"
+        "``Re(sum(a * b))``).\n"
     ),
     "maximum": (
         "\nNaN propagates as in NumPy.  At a tie ``x1 == x2`` each argument\n"
@@ -463,3 +460,152 @@ def round(a, decimals=0, out=None):  # noqa: A001
 
 around = round
 __all__ += ["where", "clip", "round", "around"]
+
+
+# --------------------------------------------------------------------------
+# complex parts and predicates (NumPy functions, not ufuncs)
+
+
+def _dtype_kind(x):
+    return np.dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype).kind
+
+
+@implements(np.real)
+def real(val):
+    """NumPy's ``real``: the real part, differentiable.
+
+    Parameters
+    ----------
+    val : array_like or tracer
+        Any shape and dtype.
+
+    Returns
+    -------
+    array or tracer
+        Same shape; float64 for complex128, float32 for complex64; a real
+        ``val`` is returned as it is.
+
+    Notes
+    -----
+    Derivative: ``Re(dval)``.  Its VJP sends a real cotangent ``c`` to
+    ``c + 0j`` (JAX's convention), so ``grad(lambda z: real(z))(z) == 1``.
+    """
+    return ops.real(val if isinstance(val, Tracer) else np.asarray(val))
+
+
+@implements(np.imag)
+def imag(val):
+    """NumPy's ``imag``: the imaginary part, differentiable.
+
+    Parameters
+    ----------
+    val : array_like or tracer
+        Any shape and dtype.
+
+    Returns
+    -------
+    array or tracer
+        Same shape; float64 for complex128, float32 for complex64; zeros of
+        ``val``'s dtype (a constant) for a real ``val``.
+
+    Notes
+    -----
+    Derivative: ``Im(dval)``.  Its VJP sends a real cotangent ``c`` to
+    ``-1j * c`` (JAX's convention), so ``grad(lambda z: imag(z))(z) == -1j``.
+    """
+    return ops.imag(val if isinstance(val, Tracer) else np.asarray(val))
+
+
+@implements(np.angle)
+def angle(z, deg=False):
+    """NumPy's ``angle``: the argument of complex ``z`` in ``(-pi, pi]``.
+
+    Parameters
+    ----------
+    z : array_like or tracer
+        Any shape; real input gives 0 or pi (``arctan2(0, z)``).
+    deg : bool, optional
+        Degrees instead of radians.
+
+    Returns
+    -------
+    array or tracer
+        Same shape, real dtype (float32 for complex64).
+
+    Notes
+    -----
+    Computed as ``arctan2(imag(z), real(z))``, so its derivative is
+    ``Im(conj(z) dz) / |z|**2`` (NaN at ``z = 0``, as ``arctan2``'s).
+    """
+    z = z if isinstance(z, Tracer) else np.asarray(z)
+    if _dtype_kind(z) == "c":
+        a = ops.arctan2(ops.imag(z), ops.real(z))
+    else:
+        a = ops.arctan2(np.zeros(np.shape(z), np.result_type(_float_dtype(z))),
+                        ops.convert_element_type(z, _float_dtype(z)))
+    return ops.mul(a, 180.0 / np.pi) if deg else a
+
+
+def _float_dtype(x):
+    dt = np.dtype(x.dtype)
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    """NumPy's ``isrealobj``: True unless ``x`` has a complex dtype (only the
+    dtype is read, never the values).
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Any shape and dtype.
+
+    Returns
+    -------
+    bool
+    """
+    return _dtype_kind(x) != "c"
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    """NumPy's ``iscomplex``: True where the imaginary part is nonzero.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Any shape and dtype.
+
+    Returns
+    -------
+    array or tracer of bool
+        Same shape as ``x``; all False for a real dtype.  No derivative.
+    """
+    x = x if isinstance(x, Tracer) else np.asarray(x)
+    if _dtype_kind(x) != "c":
+        return np.zeros(np.shape(x), bool)[()]
+    return ops.ne(ops.imag(x), 0)
+
+
+@implements(np.isreal)
+def isreal(x):
+    """NumPy's ``isreal``: True where the imaginary part is zero.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Any shape and dtype.
+
+    Returns
+    -------
+    array or tracer of bool
+        Same shape as ``x``; all True for a real dtype.  No derivative.
+    """
+    x = x if isinstance(x, Tracer) else np.asarray(x)
+    if _dtype_kind(x) != "c":
+        return np.ones(np.shape(x), bool)[()]
+    return ops.eq(ops.imag(x), 0)
+
+
+__all__ += ["real", "imag", "angle", "isrealobj", "iscomplex", "isreal"]

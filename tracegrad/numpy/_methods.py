@@ -145,11 +145,12 @@ _METHODS = {
     "at": property(_at),
     "T": property(lambda self: _transpose(self)),
     "mT": property(lambda self: _tnp("swapaxes")(self, -1, -2)),
-    "real": property(lambda self: self),
+    "real": property(lambda self: ops.real(self)),
+    "imag": property(lambda self: ops.imag(self)),
     "astype": lambda self, dtype, **kw: ops.convert_element_type(self, dtype),
     "copy": lambda self: self,
-    "conj": lambda self: self,
-    "conjugate": lambda self: self,
+    "conj": lambda self: ops.conj(self),
+    "conjugate": lambda self: ops.conj(self),
     "flatten": _tnp("ravel"),
 }
 

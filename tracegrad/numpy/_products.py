@@ -239,7 +239,7 @@ def dot(a, b, out=None):
 
 @implements(np.vdot)
 def vdot(a, b, /):
-    """Dot product of the flattened arrays (NumPy's ``vdot``), real inputs.
+    """Dot product of the flattened arrays (NumPy's ``vdot``): ``sum(conj(a) * b)``.
 
     Parameters
     ----------
@@ -254,21 +254,19 @@ def vdot(a, b, /):
     ------
     ValueError
         If the sizes differ.
-    TypeError
-        For complex traced inputs (tracegrad differentiates real arrays only).
 
     Notes
     -----
-    The cotangent of ``a`` is the result's cotangent times ``b`` (reshaped
-    to ``a``'s shape), and vice versa.  Complex constant inputs are passed
-    to NumPy's ``vdot``, which conjugates ``a``.
+    A complex ``a`` is conjugated (NumPy's rule).  The cotangent of ``a``
+    is the result's cotangent times ``b`` (reshaped to ``a``'s shape;
+    conjugated for complex ``a``), and that of ``b`` is ``ct * conj(a)``,
+    JAX's convention.
     """
     a, b = _as_operand(a), _as_operand(b)
     if not isinstance(a, Tracer) and not isinstance(b, Tracer):
         if np.iscomplexobj(a) or np.iscomplexobj(b):
             return np.vdot(a, b)
-    elif np.dtype(a.dtype).kind == "c" or np.dtype(b.dtype).kind == "c":
-        raise TypeError("tracegrad.numpy.vdot: complex traced inputs are not supported")
+    a = _conj_plain(a)
     na, nb = int(np.prod(a.shape, dtype=np.int64)), int(np.prod(b.shape, dtype=np.int64))
     if na != nb:
         raise ValueError(f"vdot: cannot take the dot product of {na} and {nb} elements")
@@ -358,8 +356,8 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
     -----
     Computed as a batched ``matmul`` of rows by columns, so the cotangents
     are ``ct * x2`` and ``ct * x1`` (summed over broadcast axes).  A
-    complex NumPy ``x1`` is conjugated, as by NumPy (traced arrays are
-    real).
+    complex ``x1`` is conjugated, as by NumPy (the conjugation is
+    differentiated too).
     """
     _ufunc_kwargs("vecdot", out, kwargs)
     a, b = _conj_plain(_as_operand(x1)), _as_operand(x2)
@@ -368,10 +366,8 @@ def vecdot(x1, x2, /, out=None, *, axis=-1, dtype=None, **kwargs):
 
 
 def _conj_plain(x):
-    """NumPy conjugates a complex first operand; tracers are always real."""
-    if not isinstance(x, Tracer) and np.asarray(x).dtype.kind == "c":
-        return np.conjugate(x)
-    return x
+    """NumPy conjugates a complex first operand (arrays and tracers alike)."""
+    return ops.conj(x) if np.dtype(x.dtype).kind == "c" else x
 
 
 def _core_dims(name, signature, *operands):
@@ -464,8 +460,7 @@ def vecmat(x1, x2, /, out=None, *, dtype=None, **kwargs):
     Parameters
     ----------
     x1 : array_like or tracer, shape ``(..., k)``
-        A stack of vectors (a complex NumPy ``x1`` is conjugated, as by
-        NumPy).
+        A stack of vectors (a complex ``x1`` is conjugated, as by NumPy).
     x2 : array_like or tracer, shape ``(..., k, n)``
         A stack of matrices; the batch axes ``...`` of both broadcast.
     out : None

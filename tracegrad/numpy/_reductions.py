@@ -236,6 +236,8 @@ def _lowest(dtype, largest):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         return np.inf if largest else -np.inf
+    if dtype.kind == "c":  # NumPy orders complex values lexicographically
+        return complex(np.inf, np.inf) if largest else complex(-np.inf, -np.inf)
     if dtype.kind == "b":
         return largest
     info = np.iinfo(dtype)
@@ -368,11 +370,6 @@ def _mean_dtypes(x, dtype):
         return np.dtype(np.float64), np.dtype(np.float64)
     if dt == np.float16:
         return np.dtype(np.float32), dt
-    if dt.kind == "c":
-        raise TypeError(
-            "tracegrad.numpy mean/var/std do not support complex arrays; reduce the "
-            "real and imaginary parts separately"
-        )
     return dt, dt
 
 
@@ -400,7 +397,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NoValue):
     Raises
     ------
     TypeError
-        If ``out`` is given, or for complex input.
+        If ``out`` is given.
     numpy.exceptions.AxisError
         If an axis is out of range.
 
@@ -457,7 +454,11 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, mean, correction
     shape = tuple(x.shape)
     kept_shape = tuple(1 if i in axes else s for i, s in enumerate(shape))
     ddof = _ddof(ddof, correction)
-    n = _mask_count(x, where, axes, comp)
+    cplx = np.dtype(comp).kind == "c"
+    if cplx:  # NumPy: the variance of complex values is real, mean(|x - mean|**2)
+        comp_real = np.finfo(comp).dtype
+        res = np.finfo(res).dtype if np.dtype(res).kind == "c" else res
+    n = _mask_count(x, where, axes, comp_real if cplx else comp)
     if _given(mean):
         dev = ops.sub(x, _cast(arg(mean), comp))
     else:
@@ -466,7 +467,11 @@ def _variance(name, a, axis, dtype, out, ddof, keepdims, where, mean, correction
                     ops.reshape(n, kept_shape) if hasattr(n, "shape") else n)
         dev = ops.sub(d, m)
     dev = _masked(dev, where, 0, name)
-    ss = ops.reduce_sum(ops.mul(dev, dev), axes)
+    if cplx:
+        dev2 = ops.add(ops.square(ops.real(dev)), ops.square(ops.imag(dev)))
+    else:
+        dev2 = ops.mul(dev, dev)
+    ss = ops.reduce_sum(dev2, axes)
     if hasattr(n, "shape"):
         denom = ops.maximum(ops.sub(n, float(ddof)), 0.0)
     else:
@@ -502,7 +507,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     Raises
     ------
     TypeError
-        If ``out`` is given, or for complex input.
+        If ``out`` is given.
     ValueError
         If both ``ddof`` and ``correction`` are given.
 
@@ -547,7 +552,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_No
     Raises
     ------
     TypeError
-        If ``out`` is given, or for complex input.
+        If ``out`` is given.
     ValueError
         If both ``ddof`` and ``correction`` are given.
 

@@ -776,6 +776,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """
     x = _float_operand(x)
     nd = len(x.shape)
+    if np.dtype(x.dtype).kind == "c" and not _svd_order(ord, nd, axis):
+        x = ops.abs(x)  # every order but 2/-2/'nuc' of a matrix reads only |x|
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (
             not isinstance(ord, str) and ord == 2 and nd == 1
@@ -795,6 +797,13 @@ def norm(x, ord=None, axis=None, keepdims=False):
             raise ValueError("Duplicate axes given.")
         return _keep(_matrix_norm(x, ord, axes[0], axes[1]), x.shape, axes, keepdims)
     raise ValueError("Improper number of dimensions to norm.")
+
+
+def _svd_order(ord, nd, axis):
+    """True for the matrix orders computed from singular values."""
+    matrix = (axis is None and nd == 2 and ord is not None) or (
+        isinstance(axis, tuple) and len(axis) == 2)
+    return matrix and (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)))
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
@@ -820,6 +829,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     the zero vector (see :func:`norm`).
     """
     x = _float_operand(x)
+    if np.dtype(x.dtype).kind == "c":
+        x = ops.abs(x)
     shape = x.shape
     nd = len(shape)
     if axis is None:
