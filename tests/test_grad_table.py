@@ -651,6 +651,34 @@ row("multiply", "float32-times-float64", lambda ns, x, y: x * y,
     lambda rng: (rng.standard_normal(S).astype(np.float32), rng.standard_normal((3,))),
     same_dtype=False)
 
+# more elementwise functions (tracegrad/numpy/_math.py)
+for _name, _dom in [("acos", unit), ("asin", unit), ("atan", normal), ("acosh", gt1),
+                    ("asinh", normal), ("atanh", unit), ("deg2rad", wide), ("rad2deg", normal),
+                    ("degrees", normal), ("radians", wide), ("sinc", wide), ("fabs", nonzero)]:
+    row(_name, "", lambda ns, x, _n=_name: getattr(ns, _n)(x), A((_dom, S)))
+row("sinc", "near-zero", lambda ns, x: ns.sinc(x * 1e-4), A((normal, S)), tol=1e-5)
+row("sinc", "0d", lambda ns, x: ns.sinc(x), A((unit, ())), extra=False)
+for _name, _dx, _dy in [("atan2", nonzero, nonzero), ("fmod", mod_x, mod_y),
+                        ("copysign", nonzero, nonzero), ("logaddexp2", wide, wide),
+                        ("pow", pos, exponent)]:
+    for _sx, _sy in [((2, 3), (2, 3)), ((3, 1), (1, 4))]:
+        row(_name, "" if _sx == _sy else "broadcast",
+            lambda ns, x, y, _n=_name: getattr(ns, _n)(x, y), A((_dx, _sx), (_dy, _sy)),
+            extra=_sx == _sy)
+row("fmod", "negative-divisor", lambda ns, x, y: ns.fmod(x, -y), A((mod_x, S), (mod_y, S)))
+row("float_power", "", lambda ns, x, y: ns.float_power(x, y), A((pos, S), (exponent, S)),
+    same_dtype=False)
+_H1 = np.array([[-1.0, 0.0, 2.0], [0.0, 0.5, -0.0]])
+row("heaviside", "", lambda ns, x: ns.heaviside(_H1.astype(x.dtype), x), A((normal, S)))
+row("nan_to_num", "finite", lambda ns, x: ns.nan_to_num(x * 2.0), A((normal, S)))
+row("real_if_close", "", lambda ns, x: ns.real_if_close(x) * x, A((normal, S)))
+_E = np.array([[1, -2, 0], [3, 0, -1]])
+row("ldexp", "", lambda ns, x: ns.ldexp(x, _E), A((normal, S)))
+row("frexp", "mantissa", lambda ns, x: ns.frexp(x)[0], A((distinct_abs, S)))
+row("concat", "", lambda ns, x, y: ns.concat([x, y], axis=1), A((normal, S), (normal, (2, 1))))
+row("permute_dims", "", lambda ns, x: ns.permute_dims(x, (2, 0, 1)), A((normal, S3)))
+row("matrix_transpose", "", lambda ns, x: ns.matrix_transpose(x), A((normal, S3)))
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

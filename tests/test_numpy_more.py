@@ -1,0 +1,194 @@
+"""Values, tracers, NumPy dispatch and exact edge cases of the functions added
+to ``tracegrad.numpy`` for "the rest of NumPy" (real inputs).
+
+Derivatives to second order, both modes, are in ``test_grad_table.py``; here
+each function is compared with NumPy at special points (signed zeros,
+infinities, NaN, ties, subnormals), on plain arrays, on tracers (the primal
+of ``jvp``, and under ``vmap``), and through the NumPy spelling on a tracer.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import tracegrad as tg
+import tracegrad.numpy as tnp
+
+EDGE = np.array([-2.5, -1.0, -0.0, 0.0, 1e-5, 0.3, 2.0, 3.5, 1e-310, np.inf, -np.inf, np.nan])
+EDGE2 = np.array([2.0, -1.5, 1.0, -1.0, 0.7, -0.0, 3.0, -2.0, 1.0, 1.0, 1.0, 2.0])
+
+
+def same(got, want):
+    """Bit-level agreement: values (NaN where NaN), sign of zero, dtype, shape."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+    if want.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(got[~np.isnan(got)]),
+                                      np.signbit(want[~np.isnan(want)]))
+
+
+def traced(fn, *args):
+    """``fn(*args)`` computed on tracers: the primal output of ``jvp``."""
+    return tg.jvp(fn, args, tuple(np.ones_like(a) for a in args))[0]
+
+
+def quiet():
+    ctx = warnings.catch_warnings()
+    ctx.__enter__()
+    warnings.simplefilter("ignore", RuntimeWarning)
+    return ctx
+
+
+# --------------------------------------------------------------------------
+# group 2: elementwise (_math.py)
+
+UNARY_EXACT = ["deg2rad", "rad2deg", "degrees", "radians", "fabs", "signbit", "nan_to_num",
+               "real_if_close"]
+BINARY_EXACT = ["fmod", "copysign", "heaviside"]
+
+
+@pytest.mark.parametrize("name", UNARY_EXACT)
+def test_unary_matches_numpy_exactly(name):
+    ctx = quiet()
+    want = getattr(np, name)(EDGE)
+    same(getattr(tnp, name)(EDGE), want)
+    same(traced(getattr(tnp, name), EDGE), want)
+    same(traced(getattr(np, name), EDGE), want)  # NumPy's spelling on a tracer
+    ctx.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("name", BINARY_EXACT)
+def test_binary_matches_numpy_exactly(name):
+    ctx = quiet()
+    want = getattr(np, name)(EDGE, EDGE2)
+    same(getattr(tnp, name)(EDGE, EDGE2), want)
+    same(traced(getattr(tnp, name), EDGE, EDGE2), want)
+    same(traced(getattr(np, name), EDGE, EDGE2), want)
+    # the other argument order reaches the other signs and zeros
+    same(traced(getattr(tnp, name), EDGE2, EDGE), getattr(np, name)(EDGE2, EDGE))
+    ctx.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("name", ["sinc", "logaddexp2", "float_power"])
+def test_rounding_functions_match_numpy_closely(name):
+    ctx = quiet()
+    args = (EDGE,) if name == "sinc" else (EDGE, EDGE2)
+    want = getattr(np, name)(*args)
+    for got in (getattr(tnp, name)(*args), traced(getattr(tnp, name), *args),
+                traced(getattr(np, name), *args)):
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=2e-16 * 4, atol=0)
+    ctx.__exit__(None, None, None)
+
+
+def test_sinc_and_its_derivatives_at_zero():
+    assert tnp.sinc(0.0) == 1.0 and tnp.sinc(np.float32(0.0)).dtype == np.float32
+    assert tg.grad(tnp.sinc)(0.0) == 0.0
+    d2 = tg.grad(tg.grad(tnp.sinc))(0.0)
+    np.testing.assert_allclose(d2, -np.pi ** 2 / 3, rtol=1e-14)
+    d2_fwd = tg.jacfwd(tg.jacfwd(tnp.sinc))(0.0)
+    np.testing.assert_allclose(d2_fwd, -np.pi ** 2 / 3, rtol=1e-14)
+    # on both sides of the series threshold the derivative is continuous
+    for x in (0.999e-3 / np.pi, 1.001e-3 / np.pi):
+        u = np.pi * x
+        want = (u * np.cos(u) - np.sin(u)) / (u * x)
+        np.testing.assert_allclose(tg.grad(tnp.sinc)(x), want, rtol=1e-9)
+    same(tnp.sinc(np.array([1, 2, -3])), np.sinc(np.array([1, 2, -3])))  # ints -> float64
+
+
+def test_fmod_edges():
+    # derivative 1 in x1 at x1 = 0 (fmod is x1 itself near 0), -trunc(x1/x2) in x2
+    assert tg.grad(lambda x: tnp.fmod(x, 2.0))(0.0) == 1.0
+    assert tg.grad(lambda x: tnp.fmod(x, -2.0))(-0.0) == 1.0
+    assert tg.grad(lambda y: tnp.fmod(-7.5, y))(2.0) == 3.0
+    assert tg.grad(lambda y: tnp.fmod(7.5, y))(-2.0) == 3.0
+    with np.errstate(invalid="ignore"):
+        same(tnp.fmod(np.array([1.0, -0.0]), 0.0), np.fmod(np.array([1.0, -0.0]), 0.0))
+    same(tnp.fmod(np.array([7, -7]), 3), np.fmod(np.array([7, -7]), 3))
+    # tiny negative dividend: the mod-based identity would round to 0, fmod keeps it
+    same(traced(lambda x: tnp.fmod(x, 1.0), np.array([-1e-20])), np.array([-1e-20]))
+
+
+def test_copysign_edges():
+    assert tg.grad(lambda x: tnp.copysign(x, -1.0))(2.0) == -1.0
+    assert tg.grad(lambda x: tnp.copysign(x, -0.0))(-3.0) == 1.0
+    assert tg.grad(lambda y: tnp.copysign(2.0, y))(-1.0) == 0.0
+    same(tnp.copysign(np.float32([1.0, -2.0]), np.float32([-0.0, 3.0])),
+         np.copysign(np.float32([1.0, -2.0]), np.float32([-0.0, 3.0])))
+
+
+def test_heaviside_derivative_goes_to_x2_only_at_zero():
+    x1 = np.array([-1.0, 0.0, -0.0, 2.0])
+    g1, g2 = tg.grad(lambda a, b: tnp.sum(tnp.heaviside(a, b)), argnums=(0, 1))(x1, np.full(4, 0.5))
+    same(g1, np.zeros(4))
+    same(g2, np.array([0.0, 1.0, 1.0, 0.0]))
+
+
+def test_nan_to_num_options_and_derivative():
+    x = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0])
+    for kw in ({}, {"nan": 1.0, "posinf": 9.0, "neginf": -9.0}):
+        same(traced(lambda v: tnp.nan_to_num(v, **kw), x), np.nan_to_num(x, **kw))
+    same(tnp.nan_to_num(np.float32([np.inf])), np.nan_to_num(np.float32([np.inf])))
+    same(tnp.nan_to_num(np.array([1, 2])), np.array([1, 2]))
+    g = tg.grad(lambda v: tnp.sum(tnp.nan_to_num(v, posinf=1.0, neginf=-1.0) * 2.0))(x)
+    same(g, np.array([0.0, 0.0, 0.0, 2.0, 2.0]))
+
+
+def test_frexp_and_ldexp_exact():
+    x = np.array([2 - 2 ** -52, 1.0, 0.5, -3.0, 1e-310, 5e-324, 1.7e308, 0.0, -0.0,
+                  np.inf, -np.inf, np.nan])
+    m, e = np.frexp(x)
+    ctx = quiet()
+    for got in (tnp.frexp(x), traced(tnp.frexp, x), traced(np.frexp, x)):
+        same(got[0], m)
+        same(got[1], e)
+    ctx.__exit__(None, None, None)
+    same(tnp.frexp(np.float32([3.0]))[0], np.frexp(np.float32([3.0]))[0])
+    np.testing.assert_array_equal(tg.grad(lambda v: tnp.sum(tnp.frexp(v)[0]))(np.array([3.0, -0.75])),
+                                  [0.25, 1.0])
+    k = np.array([1, -3, 0, 5, 0, 0, -1])
+    v = np.array([1.5, -2, 3, 0.25, -0.0, np.inf, np.nan])
+    same(traced(lambda v: tnp.ldexp(v, k), v), np.ldexp(v, k))
+    same(traced(np.ldexp, v, k), np.ldexp(v, k))
+    same(tnp.ldexp(np.float32([1.5]), np.array([3])), np.ldexp(np.float32([1.5]), np.array([3])))
+    assert tg.grad(lambda v: tnp.ldexp(v, 3))(1.0) == 8.0
+    with pytest.raises(TypeError, match="integer exponents"):
+        tnp.ldexp(1.0, 2.5)
+
+
+def test_signbit_of_traced_zeros_and_ints():
+    same(traced(tnp.signbit, np.array([-0.0, 0.0, -1e-310, np.inf, -np.inf])),
+         np.array([True, False, True, False, True]))
+    out = tg.vmap(lambda v: tnp.signbit(v))(np.array([-0.0, 2.0]))
+    same(out, np.array([True, False]))
+
+
+def test_fabs_rejects_complex_and_gives_float():
+    with pytest.raises(TypeError, match="complex"):
+        tnp.fabs(np.array([1j]))
+    same(tnp.fabs(np.array([-3, 2])), np.fabs(np.array([-3, 2])))
+
+
+def test_aliases_are_numpys():
+    for a, b in [("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"), ("atan2", "arctan2"),
+                 ("acosh", "arccosh"), ("asinh", "arcsinh"), ("atanh", "arctanh"),
+                 ("concat", "concatenate"), ("permute_dims", "transpose"), ("pow", "power")]:
+        assert getattr(tnp, a) is getattr(tnp, b)
+    x = np.arange(24.0).reshape(2, 3, 4)
+    same(traced(np.matrix_transpose, x), np.matrix_transpose(x))
+    same(tg.vmap(tnp.matrix_transpose)(x), np.matrix_transpose(x))
+    with pytest.raises(ValueError):
+        tnp.matrix_transpose(np.ones(3))
+
+
+def test_vmap_of_elementwise_functions():
+    x = np.array([[0.5, -1.5, 0.0], [2.0, -0.0, 3.0]])
+    y = np.array([[2.0, 2.0, -1.0], [-3.0, 1.0, 2.0]])
+    for name in ["fmod", "copysign", "heaviside", "logaddexp2"]:
+        got = tg.vmap(getattr(tnp, name))(x, y)
+        np.testing.assert_allclose(got, getattr(np, name)(x, y), rtol=1e-15)
+    for name in ["sinc", "deg2rad", "fabs", "nan_to_num"]:
+        np.testing.assert_allclose(tg.vmap(getattr(tnp, name))(x), getattr(np, name)(x),
+                                   rtol=1e-15)
