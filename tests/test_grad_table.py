@@ -679,6 +679,69 @@ row("concat", "", lambda ns, x, y: ns.concat([x, y], axis=1), A((normal, S), (no
 row("permute_dims", "", lambda ns, x: ns.permute_dims(x, (2, 0, 1)), A((normal, S3)))
 row("matrix_transpose", "", lambda ns, x: ns.matrix_transpose(x), A((normal, S3)))
 
+# NaN-ignoring reductions (tracegrad/numpy/_nan.py): NaNs added through a mask
+_NANS = np.array([[0.0, np.nan, 0.0, 0.0], [0.0, 0.0, 0.0, np.nan], [np.nan, 0.0, 0.0, 0.0]])
+
+
+def _with_nans(x):
+    return x + _NANS.astype(x.dtype)
+
+
+for _variant, _kw in [("", {}), ("axis=1", {"axis": 1}), ("axis=0-keepdims", {"axis": 0, "keepdims": True})]:
+    for _name, _dom in [("nansum", normal), ("nanprod", nonzero), ("nanmean", normal),
+                        ("nanvar", normal), ("nanstd", normal), ("nanmax", distinct),
+                        ("nanmin", distinct)]:
+        row(_name, _variant, lambda ns, x, _n=_name, _kw=_kw: getattr(ns, _n)(_with_nans(x), **_kw),
+            A((_dom, (3, 4))))
+row("nanvar", "ddof=1", lambda ns, x: ns.nanvar(_with_nans(x), axis=1, ddof=1), A((normal, (3, 4))))
+row("nanstd", "ddof=1", lambda ns, x: ns.nanstd(_with_nans(x), ddof=1), A((normal, (3, 4))))
+row("nancumsum", "", lambda ns, x: ns.nancumsum(_with_nans(x), axis=1), A((normal, (3, 4))))
+row("nancumprod", "", lambda ns, x: ns.nancumprod(_with_nans(x), axis=0), A((nonzero, (3, 4))))
+
+# quantiles and statistics (tracegrad/numpy/_statistics.py)
+for _m in ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull",
+           "median_unbiased", "normal_unbiased", "interpolated_inverted_cdf"]:
+    row("quantile", _m, lambda ns, x, _m=_m: ns.quantile(x, [0.1, 0.35, 0.9], axis=1, method=_m),
+        A((distinct, (3, 5))))
+row("quantile", "axis=None-keepdims", lambda ns, x: ns.quantile(x, 0.3, keepdims=True), A((distinct, S)))
+row("percentile", "", lambda ns, x: ns.percentile(x, [20.0, 75.0], axis=0), A((distinct, (5, 3))))
+row("median", "even", lambda ns, x: ns.median(x, axis=1), A((distinct, (3, 4))))
+row("median", "odd", lambda ns, x: ns.median(x), A((distinct, (5,))))
+row("nanquantile", "", lambda ns, x: ns.nanquantile(_with_nans(x), [0.2, 0.6], axis=1),
+    A((distinct, (3, 4))))
+row("nanpercentile", "", lambda ns, x: ns.nanpercentile(_with_nans(x), 40.0, axis=0), A((distinct, (3, 4))))
+row("nanmedian", "", lambda ns, x: ns.nanmedian(_with_nans(x), axis=1), A((distinct, (3, 4))))
+row("cov", "", lambda ns, x: ns.cov(x), A((normal, (3, 5))), same_dtype=False)
+row("cov", "rowvar=False-bias", lambda ns, x: ns.cov(x, rowvar=False, bias=True), A((normal, (5, 2))), same_dtype=False)
+row("cov", "y", lambda ns, x, y: ns.cov(x, y), A((normal, (5,)), (normal, (2, 5))), same_dtype=False)
+_FW = np.array([1, 2, 1, 3, 1])
+row("cov", "weights", lambda ns, x, w: ns.cov(x, fweights=_FW, aweights=w * w + 0.5, ddof=0),
+    A((normal, (2, 5)), (normal, (5,))), same_dtype=False)
+row("corrcoef", "", lambda ns, x: ns.corrcoef(x), A((normal, (3, 5))), same_dtype=False)
+row("diff", "", lambda ns, x: ns.diff(x), A((normal, S3)))
+row("diff", "n=2-axis=0", lambda ns, x: ns.diff(x, n=2, axis=0), A((normal, (4, 3))))
+row("diff", "prepend-append", lambda ns, x, y: ns.diff(x, prepend=y, append=1.5), A((normal, S), (normal, (2, 1))),
+    same_dtype=False)  # NumPy: the float64 scalar 1.5 promotes
+row("ediff1d", "", lambda ns, x, y: ns.ediff1d(x, to_begin=y, to_end=[2.0]), A((normal, S), (normal, (2,))))
+_COORDS = np.array([0.0, 0.5, 1.75, 2.0, 3.5])
+row("gradient", "", lambda ns, x: ns.gradient(x), A((normal, (4, 5))))
+row("gradient", "edge_order=2-spacing", lambda ns, x: ns.gradient(x, 0.5, axis=1, edge_order=2), A((normal, (4, 5))))
+row("gradient", "coordinates", lambda ns, x, c: ns.gradient(x, c + _COORDS, axis=-1),
+    A((normal, (2, 5)), (lambda r, s: 0.05 * r.standard_normal(s), (5,))))
+row("gradient", "coordinates-edge_order=2", lambda ns, x, c: ns.gradient(x, c + _COORDS, edge_order=2),
+    A((normal, (5,)), (lambda r, s: 0.05 * r.standard_normal(s), (5,))))
+row("trapezoid", "", lambda ns, x: ns.trapezoid(x), A((normal, S3)))
+row("trapezoid", "x", lambda ns, y, c: ns.trapezoid(y, c + _COORDS[:3], axis=1),
+    A((normal, (2, 3)), (lambda r, s: 0.05 * r.standard_normal(s), (3,))), same_dtype=False)
+row("trapezoid", "dx-axis=0", lambda ns, y: ns.trapezoid(y, dx=0.25, axis=0), A((normal, S)))
+_BINS_X = np.array([0, 3, 3, 1, 5, 0])
+row("bincount", "weights", lambda ns, w: ns.bincount(_BINS_X, weights=w, minlength=7), A((normal, (6,))))
+_HIST_X = np.array([0.1, 0.9, 0.45, 0.3, 0.75, 0.6])
+row("histogram", "weights", lambda ns, w: ns.histogram(_HIST_X, bins=3, weights=w)[0], A((normal, (6,))))
+row("histogram", "density", lambda ns, w: ns.histogram(_HIST_X, bins=[0.0, 0.5, 1.0], weights=w * w + 1.0,
+                                                    density=True)[0], A((normal, (6,))),
+    same_dtype=False)  # NumPy divides by float64 bin widths
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

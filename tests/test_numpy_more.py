@@ -192,3 +192,176 @@ def test_vmap_of_elementwise_functions():
     for name in ["sinc", "deg2rad", "fabs", "nan_to_num"]:
         np.testing.assert_allclose(tg.vmap(getattr(tnp, name))(x), getattr(np, name)(x),
                                    rtol=1e-15)
+
+
+# --------------------------------------------------------------------------
+# group 3: NaN-ignoring reductions and statistics (_nan.py, _statistics.py)
+
+XN = np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, np.nan, np.nan, np.nan], [2.0, -1.0, 0.5, 4.0]])
+NAN_FUNCS = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+             "nancumsum", "nancumprod", "nanmedian"]
+
+
+@pytest.mark.parametrize("name", NAN_FUNCS)
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_nan_functions_match_numpy_with_all_nan_slices(name, axis):
+    ctx = quiet()
+    want = getattr(np, name)(XN, axis=axis)
+    for got in (getattr(tnp, name)(XN, axis=axis), traced(lambda v: getattr(tnp, name)(v, axis=axis), XN),
+                traced(lambda v: getattr(np, name)(v, axis=axis), XN)):
+        assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0, equal_nan=True)
+    ctx.__exit__(None, None, None)
+
+
+def test_nan_function_derivatives_are_zero_at_nans():
+    g = tg.grad(lambda v: tnp.nanmean(v))(XN)
+    np.testing.assert_array_equal(g, np.where(np.isnan(XN), 0.0, 1.0 / 7))
+    g = tg.grad(lambda v: tnp.sum(tnp.nanmax(v, axis=1)[np.array([0, 2])]))(XN)
+    np.testing.assert_array_equal(g, [[0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 1]])
+    g = tg.grad(lambda v: tnp.sum(tnp.nanstd(v, axis=1)[np.array([0, 2])]))(XN)
+    assert np.all(g[np.isnan(XN)] == 0) and np.all(np.isfinite(g))
+
+
+def test_nanargmax_and_nanargmin():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, -1.0, 0.5]])
+    for name in ("nanargmax", "nanargmin"):
+        for axis in (None, 0, 1):
+            want = getattr(np, name)(x, axis=axis)
+            np.testing.assert_array_equal(getattr(tnp, name)(x, axis=axis), want)
+            np.testing.assert_array_equal(traced(lambda v: getattr(np, name)(v, axis=axis), x), want)
+        with pytest.raises(ValueError, match="All-NaN"):
+            getattr(tnp, name)(XN, axis=1)
+
+
+def test_quantile_methods_and_nan_handling_match_numpy():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4, 6))
+    x[0, 1, 2] = np.nan
+    x[2, 3, :] = np.nan
+    q = np.array([0.0, 0.1, 0.5, 0.77, 1.0])
+    for method in tnp._statistics.METHODS:
+        for axis in (None, 1, (0, 2)):
+            for fn in ("quantile", "nanquantile"):
+                ctx = quiet()
+                want = getattr(np, fn)(x, q, axis=axis, method=method)
+                got = traced(lambda v: getattr(tnp, fn)(v, q, axis=axis, method=method), x)
+                ctx.__exit__(None, None, None)
+                assert got.shape == want.shape
+                np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15, equal_nan=True,
+                                           err_msg=f"{fn} {method} {axis}")
+
+
+def test_quantile_edges():
+    x = np.array([1.0, 2.0, 2.0, 5.0])
+    same(tnp.median(x), np.median(x))
+    same(tnp.median(np.array([3, 1, 2])), np.median(np.array([3, 1, 2])))  # ints -> float64
+    same(tnp.quantile(np.float32([1, 2, 3]), 0.5), np.quantile(np.float32([1, 2, 3]), 0.5))
+    same(tnp.percentile(x, [0, 100]), np.percentile(x, [0, 100]))
+    # infinite order statistics with zero weight do not make a NaN
+    same(tnp.quantile(np.array([-np.inf, 1.0, 2.0, np.inf]), 0.5), np.array(1.5))
+    same(tnp.quantile(np.array([1.0, 2.0, np.inf]), 1.0), np.array(np.inf))
+    # the derivative: 1/2 to each middle value; lower gives 1 to one of them
+    np.testing.assert_array_equal(tg.grad(tnp.median)(np.array([4.0, 1.0, 3.0, 2.0])),
+                                  [0.0, 0.0, 0.5, 0.5])
+    np.testing.assert_array_equal(
+        tg.grad(lambda v: tnp.quantile(v, 0.5, method="lower"))(np.array([4.0, 1.0, 3.0, 2.0])),
+        [0.0, 0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match=r"range \[0, 1\]"):
+        tnp.quantile(x, 1.5)
+    with pytest.raises(ValueError, match=r"range \[0, 100\]"):
+        tnp.percentile(x, -1)
+    with pytest.raises(ValueError, match="not supported"):
+        tnp.quantile(x, 0.5, method="inverted_cdf")
+    with pytest.raises(TypeError, match="weights"):
+        tnp.quantile(x, 0.5, weights=x)
+
+
+def test_nanmedian_under_vmap_with_varying_nan_counts():
+    x = np.array([[1.0, np.nan, 3.0, 7.0], [np.nan, np.nan, 2.0, 5.0], [np.nan] * 4])
+    ctx = quiet()
+    want = np.nanmedian(x, axis=1)
+    got = tg.vmap(tnp.nanmedian)(x)
+    ctx.__exit__(None, None, None)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_cov_corrcoef_edges():
+    m = np.array([[1.0, 2.0, 4.0], [2.0, 2.0, 2.5]])
+    same(tnp.cov(m[0]), np.cov(m[0]))
+    same(tnp.cov(np.float32(m)), np.cov(np.float32(m)))
+    same(tnp.corrcoef(m)[0, 0], np.array(1.0))
+    np.testing.assert_allclose(tnp.corrcoef(m), np.corrcoef(m), rtol=1e-15)
+    with pytest.raises(ValueError, match="more than 2"):
+        tnp.cov(np.ones((2, 2, 2)))
+    with pytest.raises(ValueError, match="negative"):
+        tnp.cov(m, aweights=np.array([1.0, -1.0, 1.0]))
+    with pytest.raises(TypeError, match="integer"):
+        tnp.cov(m, fweights=np.array([1.5, 1, 1]))
+
+
+def test_diff_gradient_trapezoid_edges():
+    b = np.array([True, True, False, False, True])
+    same(tnp.diff(b), np.diff(b))
+    same(tnp.diff(np.array([1, 4, 9])), np.diff(np.array([1, 4, 9])))
+    same(tnp.diff(np.arange(3.0), n=0), np.arange(3.0))
+    with pytest.raises(ValueError, match="non-negative"):
+        tnp.diff(np.ones(3), n=-1)
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        tnp.diff(np.float64(1.0))
+    same(tnp.ediff1d(np.array([[1, 2], [4, 8]])), np.ediff1d(np.array([[1, 2], [4, 8]])))
+    same(tnp.gradient(np.array([1, 4, 9, 16])), np.gradient(np.array([1, 4, 9, 16])))
+    g = tnp.gradient(np.arange(12.0).reshape(3, 4) ** 2)
+    for a, b in zip(g, np.gradient(np.arange(12.0).reshape(3, 4) ** 2)):
+        same(a, b)
+    with pytest.raises(ValueError, match="too small"):
+        tnp.gradient(np.ones(2), edge_order=2)
+    same(tnp.trapezoid(np.array([1, 2, 3])), np.trapezoid(np.array([1, 2, 3])))
+    # the derivative of the integral in the sample points
+    gx = tg.grad(lambda c: tnp.trapezoid(np.array([1.0, 2.0, 4.0]), c))(np.array([0.0, 1.0, 3.0]))
+    np.testing.assert_allclose(gx, [-1.5, -1.5, 3.0])
+
+
+def test_counting_functions():
+    x = np.array([[0.0, 1.5, -0.0], [2.0, 0.0, np.nan]])
+    for axis in (None, 0, 1):
+        want = np.count_nonzero(x, axis=axis)
+        same(tnp.count_nonzero(x, axis=axis), want)
+        same(traced(lambda v: np.count_nonzero(v, axis=axis), x), want)
+    assert type(tnp.count_nonzero(x)) is type(np.count_nonzero(x))
+    same(tg.vmap(tnp.count_nonzero)(x), np.count_nonzero(x, axis=1))
+    xi = np.array([0, 3, 3, 1])
+    same(tnp.bincount(xi), np.bincount(xi))
+    same(tnp.bincount(xi, minlength=6), np.bincount(xi, minlength=6))
+    same(tnp.bincount(np.array([], dtype=int)), np.bincount(np.array([], dtype=int)))
+    with pytest.raises(ValueError, match="negative"):
+        tnp.bincount(np.array([1, -1]))
+    g = tg.grad(lambda w: tnp.sum(tnp.bincount(xi, w) ** 2))(np.array([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(g, [2.0, 10.0, 10.0, 8.0])
+    bins = np.array([0.0, 1.0, 2.5])
+    v = np.array([-1.0, 0.0, 1.0, 2.0, 2.5, 9.0, np.nan])
+    for b in (bins, bins[::-1]):
+        for right in (False, True):
+            same(tnp.digitize(v, b, right=right), np.digitize(v, b, right=right))
+            same(tg.vmap(lambda t: tnp.digitize(t, b, right=right))(v), np.digitize(v, b, right=right))
+    with pytest.raises(ValueError, match="monotonically"):
+        tnp.digitize(v, np.array([0.0, 2.0, 1.0]))
+
+
+def test_histogram_values_weights_and_abstract_input():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(50)
+    w = rng.uniform(size=50)
+    for kw in ({}, {"bins": 5, "range": (-1.0, 1.0)}, {"bins": [-3, -1, 0, 0.5, 3]},
+               {"density": True}, {"weights": w}, {"weights": w, "density": True}):
+        h, e = tnp.histogram(a, **kw)
+        hh, ee = np.histogram(a, **kw)
+        assert h.dtype == hh.dtype
+        np.testing.assert_allclose(h, hh, rtol=1e-14)
+        same(e, ee)
+    out, t = tg.jvp(lambda ww: tnp.histogram(a, bins=4, weights=ww)[0], (w,), (np.ones(50),))
+    np.testing.assert_allclose(t, np.histogram(a, bins=4)[0])
+    with pytest.raises(TypeError, match="histogram needs the concrete value"):
+        tg.vmap(lambda v: tnp.histogram(v)[0])(a.reshape(5, 10))
+    # the edges are NumPy's also for the right-most value
+    same(tnp.histogram(np.array([0.0, 1.0, 1.0]), bins=2)[0], np.histogram(np.array([0.0, 1.0, 1.0]), bins=2)[0])
