@@ -38,8 +38,20 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue,
            where=_NoValue):
     """Sum over ``axis`` treating NaNs as 0 (``numpy.nansum``).
 
-    Parameters and results as for :func:`tracegrad.numpy.sum`; an all-NaN
-    slice sums to 0.  The derivative is 1 at non-NaN elements, 0 at NaNs.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    dtype : dtype, optional
+    initial, where : optional
+        As for :func:`tracegrad.numpy.sum`.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without the reduced axes; 0 for an all-NaN slice.
+        The derivative is 1 at non-NaN elements, 0 at NaNs.
 
     Raises
     ------
@@ -56,8 +68,20 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue
             where=_NoValue):
     """Product over ``axis`` treating NaNs as 1 (``numpy.nanprod``).
 
-    Parameters and results as for :func:`tracegrad.numpy.prod` (its
-    derivative conventions at zeros included); NaNs get derivative 0.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    dtype : dtype, optional
+    initial, where : optional
+        As for :func:`tracegrad.numpy.prod`.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without the reduced axes; 1 for an all-NaN slice.
+        Derivative conventions of ``prod`` (also at zeros); 0 at NaNs.
 
     Raises
     ------
@@ -175,7 +199,25 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
            mean=_NoValue, correction=_NoValue):
     """Standard deviation of the non-NaN elements, ``sqrt(nanvar(...))``.
 
-    Parameters, results and errors as for :func:`nanvar`.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    dtype : dtype, optional
+    ddof, correction : int or float, optional
+        The divisor is ``count - ddof``.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without the reduced axes; NaN for an all-NaN slice.
+        Derivative 0 at NaNs.
+
+    Raises
+    ------
+    TypeError
+        If ``out``, ``where`` or ``mean`` is given.
     """
     _no_out("nanstd", out)
     v = nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where, mean=mean,
@@ -204,8 +246,20 @@ def _nan_extremum(name, reduce, fill, a, axis, out, keepdims, initial, where):
 def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
     """Maximum over ``axis`` ignoring NaNs (``numpy.nanmax``).
 
-    Returns NaN for an all-NaN slice (NumPy also warns).  Derivative as for
-    :func:`tracegrad.numpy.max` (split evenly among ties), 0 at NaNs.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    initial, where : optional
+        As for :func:`tracegrad.numpy.max`.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without the reduced axes; NaN for an all-NaN slice
+        (NumPy also warns).  Derivative as for ``max`` (split evenly among
+        ties), 0 at NaNs.
 
     Raises
     ------
@@ -221,8 +275,19 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoVa
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=_NoValue):
     """Minimum over ``axis`` ignoring NaNs (``numpy.nanmin``).
 
-    Returns NaN for an all-NaN slice.  Derivative as for
-    :func:`tracegrad.numpy.min`, 0 at NaNs.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints, optional
+    initial, where : optional
+        As for :func:`tracegrad.numpy.min`.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without the reduced axes; NaN for an all-NaN slice.
+        Derivative as for ``min``, 0 at NaNs.
 
     Raises
     ------
@@ -249,6 +314,13 @@ def _nan_arg(name, fn, fill, a, axis, out, keepdims):
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """Index of the maximum ignoring NaNs (``numpy.nanargmax``); no derivative.
 
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int, optional
+        None: the index into the flattened array.
+    keepdims : bool, optional
+
     Returns
     -------
     int64 array or tracer
@@ -257,7 +329,7 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
     ------
     ValueError
         For an all-NaN slice of a plain array (on tracers such a slice gives
-        the index of its first element, since the values are not read).
+        0, since the values are not read).
     """
     return _nan_arg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
 
@@ -265,6 +337,17 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
 @implements(np.nanargmin)
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
     """Index of the minimum ignoring NaNs (``numpy.nanargmin``); no derivative.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int, optional
+        None: the index into the flattened array.
+    keepdims : bool, optional
+
+    Returns
+    -------
+    int64 array or tracer
 
     Raises
     ------
@@ -276,9 +359,20 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
 
 @implements(np.nancumsum)
 def nancumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum treating NaNs as 0 (``numpy.nancumsum``); ``axis=None`` flattens.
+    """Cumulative sum treating NaNs as 0 (``numpy.nancumsum``).
 
-    The derivative is that of ``cumsum``, 0 at NaNs.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int, optional
+        None: over the flattened array.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape (1-D for ``axis=None``).  The derivative is that of
+        ``cumsum``, 0 at NaNs.
 
     Raises
     ------
@@ -293,7 +387,18 @@ def nancumsum(a, axis=None, dtype=None, out=None):
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product treating NaNs as 1 (``numpy.nancumprod``).
 
-    The derivative is that of ``cumprod``, 0 at NaNs.
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : int, optional
+        None: over the flattened array.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape (1-D for ``axis=None``).  The derivative is that of
+        ``cumprod``, 0 at NaNs.
 
     Raises
     ------

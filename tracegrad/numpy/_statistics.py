@@ -182,12 +182,30 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 @implements(np.percentile)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    """The ``q``-th percentiles (``q`` in [0, 100]); otherwise as :func:`quantile`.
+    """The ``q``-th percentiles over ``axis`` (``numpy.percentile``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    q : float or array_like of floats
+        Percentiles in [0, 100]; concrete.
+    axis : None, int or tuple of ints
+    method : str
+        As for :func:`quantile`.
+    keepdims : bool
+
+    Returns
+    -------
+    array or tracer
+        Shape ``q.shape +`` the shape of ``a`` without ``axis``; NaN for a slice
+        containing NaN.
 
     Raises
     ------
     ValueError
-        For ``q`` outside [0, 100]; otherwise as :func:`quantile`.
+        For ``q`` outside [0, 100], an unsupported method or an empty slice.
+    TypeError
+        If ``out`` or ``weights`` is given.
     """
     _no_extras("percentile", out, weights)
     qa = _percent(q, "percentile")
@@ -199,10 +217,24 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over ``axis`` (``numpy.median``): the mean of the two middle
     values of an even-length slice.
 
+    Parameters
+    ----------
+    a : array_like or tracer
+        Integers give float64.
+    axis : None, int or tuple of ints
+    keepdims : bool
+
     Returns
     -------
     array or tracer
         ``a``'s shape without ``axis``; NaN for a slice containing NaN.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+    ValueError
+        For an empty slice.
 
     Notes
     -----
@@ -216,7 +248,31 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 @implements(np.nanquantile)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None, interpolation=None):
-    """:func:`quantile` of the non-NaN values of each slice (NaN if all are NaN)."""
+    """:func:`quantile` of the non-NaN values of each slice (``numpy.nanquantile``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    q : float or array_like of floats
+        Quantiles in [0, 1]; concrete.
+    axis : None, int or tuple of ints
+    method : str
+        As for :func:`quantile`.
+    keepdims : bool
+
+    Returns
+    -------
+    array or tracer
+        Shape ``q.shape +`` the shape of ``a`` without ``axis``; NaN for an all-NaN
+        slice.  Derivative 0 at NaNs.
+
+    Raises
+    ------
+    ValueError
+        For ``q`` outside [0, 1], an unsupported method or an empty slice.
+    TypeError
+        If ``out`` or ``weights`` is given.
+    """
     _no_extras("nanquantile", out, weights)
     return _quantile("nanquantile", a, q, axis, method, keepdims, True, interpolation)
 
@@ -224,7 +280,31 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 @implements(np.nanpercentile)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
-    """:func:`percentile` of the non-NaN values of each slice (NaN if all are NaN)."""
+    """:func:`percentile` of the non-NaN values of each slice (``numpy.nanpercentile``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    q : float or array_like of floats
+        Percentiles in [0, 100]; concrete.
+    axis : None, int or tuple of ints
+    method : str
+        As for :func:`quantile`.
+    keepdims : bool
+
+    Returns
+    -------
+    array or tracer
+        Shape ``q.shape +`` the shape of ``a`` without ``axis``; NaN for an all-NaN
+        slice.  Derivative 0 at NaNs.
+
+    Raises
+    ------
+    ValueError
+        For ``q`` outside [0, 100], an unsupported method or an empty slice.
+    TypeError
+        If ``out`` or ``weights`` is given.
+    """
     _no_extras("nanpercentile", out, weights)
     qa = _percent(q, "nanpercentile")
     return _quantile("nanpercentile", a, qa, axis, method, keepdims, True, interpolation)
@@ -232,7 +312,25 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 @implements(np.nanmedian)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """:func:`median` of the non-NaN values of each slice (NaN if all are NaN)."""
+    """:func:`median` of the non-NaN values of each slice (``numpy.nanmedian``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints
+    keepdims : bool
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape without ``axis``; NaN for an all-NaN slice.  Derivative
+        0 at NaNs.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` is given.
+    """
     _no_extras("nanmedian", out, None)
     return _quantile("nanmedian", a, 0.5, axis, "linear", keepdims, True)
 
@@ -447,10 +545,16 @@ def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened array, with
     optional values joined before and after (``numpy.ediff1d``).
 
+    Parameters
+    ----------
+    ary : array_like or tracer
+    to_end, to_begin : array_like or tracer, optional
+        Flattened and cast to the differences' dtype.
+
     Returns
     -------
     1-D array or tracer
-        ``ary``'s dtype.
+        ``ary``'s dtype; differentiable in all three arguments.
     """
     a = ravel(_array(ary))
     d = ops.sub(a[1:], a[:-1])
@@ -621,10 +725,16 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 def count_nonzero(a, axis=None, *, keepdims=False):
     """Number of non-zero elements over ``axis`` (``numpy.count_nonzero``).
 
+    Parameters
+    ----------
+    a : array_like or tracer
+    axis : None, int or tuple of ints
+    keepdims : bool
+
     Returns
     -------
-    int or int64 array (a tracer on traced input; no derivative)
-        A Python-like scalar (``numpy.intp``) for ``axis=None``, as NumPy.
+    numpy.intp, or int64 array or tracer (no derivative)
+        A NumPy integer scalar for ``axis=None`` on a plain array, as NumPy.
     """
     a = _array(a)
     out = sum(ops.ne(a, 0), axis=axis, keepdims=keepdims)
