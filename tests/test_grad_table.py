@@ -742,6 +742,27 @@ row("histogram", "density", lambda ns, w: ns.histogram(_HIST_X, bins=[0.0, 0.5, 
                                                     density=True)[0], A((normal, (6,))),
     same_dtype=False)  # NumPy divides by float64 bin widths
 
+# index helpers (tracegrad/numpy/_index_tricks.py)
+# np.r_ and np.c_ are objects, not functions: their NumPy spelling cannot dispatch
+row("r_", "", lambda ns, x, y: ns.r_[x, 1.5, y, 0:2], A((normal, (3,)), (normal, (2,))),
+    numpy_dispatch=False, same_dtype=False)  # the int64 slice promotes float32, as in NumPy
+row("r_", "directive", lambda ns, x, y: ns.r_["0,2,0", x, y], A((normal, (3,)), (normal, (3,))),
+    numpy_dispatch=False)
+row("c_", "", lambda ns, x, y: ns.c_[x, y], A((normal, (3,)), (normal, (3, 2))), numpy_dispatch=False)
+row("meshgrid", "xy", lambda ns, x, y: ns.meshgrid(x, y), A((normal, (3,)), (normal, (2,))))
+row("meshgrid", "ij-sparse", lambda ns, x, y, z: ns.meshgrid(x, y, z, indexing="ij", sparse=True),
+    A((normal, (3,)), (normal, (2,)), (normal, (2,))))
+row("ix_", "values", lambda ns, x, y: ns.ix_(x, y), A((normal, (3,)), (normal, (2,))))
+row("select", "", lambda ns, x, y: ns.select([x > 0.5, x < -0.5], [x * y, y], 1.5),
+    A((clip_x, S), (normal, S)))
+row("piecewise", "", lambda ns, x: ns.piecewise(x, [x < -1.0, x > 1.0], [lambda v: -v, lambda v: v * v,
+                                                                       lambda v: ns.sin(v)]),
+    A((clip_x, S)))
+row("choose", "", lambda ns, x, y: ns.choose(np.array([[0, 1, 1], [1, 0, 2]]), [x, y, 2.0]),
+    A((normal, S), (normal, (3,))))
+row("compress", "", lambda ns, x: ns.compress([True, False, True], x, axis=1), A((normal, S)))
+row("extract", "", lambda ns, x: ns.extract(_COND, x), A((normal, S)))
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

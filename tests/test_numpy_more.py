@@ -365,3 +365,106 @@ def test_histogram_values_weights_and_abstract_input():
         tg.vmap(lambda v: tnp.histogram(v)[0])(a.reshape(5, 10))
     # the edges are NumPy's also for the right-most value
     same(tnp.histogram(np.array([0.0, 1.0, 1.0]), bins=2)[0], np.histogram(np.array([0.0, 1.0, 1.0]), bins=2)[0])
+
+
+# --------------------------------------------------------------------------
+# group 4: index helpers (_index_tricks.py)
+
+
+def _same_tree(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    else:
+        same(got, want)
+
+
+V = np.array([0.5, -1.0, 2.0])
+M = np.array([[1.0, 2.0], [3.0, 4.0]])
+INDEX_CASES = [
+    ("r_", lambda ns, v: ns.r_[v, 1.5, 0:2]),
+    ("r_-linspace", lambda ns, v: ns.r_[v, -1:1:5j]),
+    ("r_-directive", lambda ns, v: ns.r_["0,2,0", v, v]),
+    ("r_-directive-axis1", lambda ns, v: ns.r_["1,2", v, v]),
+    ("r_-float32", lambda ns, v: ns.r_[v.astype(np.float32), 2.0]),
+    ("c_", lambda ns, v: ns.c_[v, v]),
+    ("c_-slice", lambda ns, v: ns.c_[1:3, np.array([[1], [2]])] * v[:1]),
+    ("ix_", lambda ns, v: ns.ix_(np.array([0, 1]), np.array([True, False, True]))),
+    ("meshgrid", lambda ns, v: ns.meshgrid(v, v[:2], v)),
+    ("meshgrid-ij-sparse", lambda ns, v: ns.meshgrid(v, v[:2], indexing="ij", sparse=True)),
+    ("select", lambda ns, v: ns.select([v > 0, v < 1], [v, 2 * v], 9.0)),
+    ("select-float32", lambda ns, v: ns.select([v > 0], [v.astype(np.float32)])),
+    ("piecewise", lambda ns, v: ns.piecewise(v, [v < 0, v > 1], [lambda w: -w, lambda w: w ** 2, 0.5])),
+    ("piecewise-one", lambda ns, v: ns.piecewise(v, v > 0, [lambda w: w * 3])),
+    ("choose", lambda ns, v: ns.choose(np.array([0, 2, 1]), [v, 2 * v, 7.0])),
+    ("choose-wrap", lambda ns, v: ns.choose(np.array([3, 4, -1]), [v, 2 * v, 7.0], mode="wrap")),
+    ("choose-clip", lambda ns, v: ns.choose(np.array([3, 4, -1]), [v, 2 * v, 7.0], mode="clip")),
+    ("compress", lambda ns, v: ns.compress([True, False], v)),
+    ("extract", lambda ns, v: ns.extract(v > 0, v)),
+    ("indices", lambda ns, v: ns.indices((2, 3))),
+    ("tril_indices", lambda ns, v: ns.tril_indices(3, -1)),
+    ("triu_indices", lambda ns, v: ns.triu_indices(3, 1, 4)),
+    ("tril_indices_from", lambda ns, v: ns.tril_indices_from(ns.outer(v, v), 1)),
+    ("triu_indices_from", lambda ns, v: ns.triu_indices_from(ns.outer(v, v))),
+    ("diag_indices", lambda ns, v: ns.diag_indices(3, 3)),
+    ("diag_indices_from", lambda ns, v: ns.diag_indices_from(ns.outer(v, v))),
+    ("unravel_index", lambda ns, v: ns.unravel_index(np.array([3, 5]), (2, 3), order="F")),
+    ("ravel_multi_index", lambda ns, v: ns.ravel_multi_index((np.array([1, 3]), np.array([2, 1])),
+                                                             (2, 3), mode=("clip", "wrap"))),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in INDEX_CASES], ids=[n for n, _ in INDEX_CASES])
+def test_index_helpers_match_numpy(call):
+    want = call(np, V)
+    _same_tree(call(tnp, V), want)
+    _same_tree(traced(lambda v: call(tnp, v), V), want)
+
+
+def test_index_helpers_numpy_spelling_on_tracers():
+    for name, call in INDEX_CASES:
+        if name.startswith(("r_", "c_")):
+            continue  # np.r_ is an object, not a function: it cannot dispatch
+        _same_tree(traced(lambda v: call(np, v), V), call(np, V))
+
+
+def test_index_helper_errors_and_abstract_inputs():
+    with pytest.raises(ValueError, match="matrix directives"):
+        tnp.r_["r", V]
+    with pytest.raises(ValueError, match="1 dimensional"):
+        tnp.ix_(M)
+    with pytest.raises(ValueError, match="indexing"):
+        tnp.meshgrid(V, indexing="xx")
+    with pytest.raises(ValueError, match="same length"):
+        tnp.select([V > 0], [V, V])
+    with pytest.raises(TypeError, match="boolean"):
+        tnp.select([V], [V])
+    with pytest.raises(ValueError, match="functions are expected"):
+        tnp.piecewise(V, [V > 0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="invalid entry"):
+        tnp.choose(np.array([0, 3]), [V[:2], V[:2]])
+    with pytest.raises(ValueError, match="clipmode"):
+        tnp.choose(np.array([0, 1]), [V[:2], V[:2]], mode="bad")
+    with pytest.raises(ValueError, match="2-d"):
+        tnp.tril_indices_from(V)
+    with pytest.raises(ValueError, match="equal length"):
+        tnp.diag_indices_from(np.ones((2, 3)))
+    for fn in (lambda v: tnp.extract(v > 0, v), lambda v: tnp.compress(v > 0, v),
+               lambda v: tnp.unravel_index(v.astype(int), (3, 3))):
+        with pytest.raises(TypeError, match="needs the concrete value"):
+            tg.vmap(fn)(M)
+    # choose under vmap with traced indices (no bounds check possible, no error)
+    out = tg.vmap(lambda i: tnp.choose(i, [V[:2], -V[:2]]))(np.array([[0, 1], [1, 1]]))
+    same(out, np.array([[0.5, 1.0], [-0.5, 1.0]]))
+
+
+def test_index_helper_derivatives():
+    g = tg.grad(lambda v: tnp.sum(tnp.meshgrid(v, v[:2])[0]))(V)
+    np.testing.assert_array_equal(g, [2.0, 2.0, 2.0])
+    g = tg.grad(lambda v: tnp.sum(tnp.r_[v, v[:1], 3.0]))(V)
+    np.testing.assert_array_equal(g, [2.0, 1.0, 1.0])
+    g = tg.grad(lambda v: tnp.sum(tnp.select([v > 0], [v * v], -v)))(V)
+    np.testing.assert_array_equal(g, [1.0, -1.0, 4.0])
+    g = tg.grad(lambda v: tnp.sum(tnp.choose(np.array([1, 0, 1]), [v, 3.0 * v])))(V)
+    np.testing.assert_array_equal(g, [3.0, 1.0, 3.0])
