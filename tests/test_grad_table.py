@@ -763,6 +763,29 @@ row("choose", "", lambda ns, x, y: ns.choose(np.array([[0, 1, 1], [1, 0, 2]]), [
 row("compress", "", lambda ns, x: ns.compress([True, False, True], x, axis=1), A((normal, S)))
 row("extract", "", lambda ns, x: ns.extract(_COND, x), A((normal, S)))
 
+# partial sorting and sets (tracegrad/numpy/_sets.py); repeated values come from
+# the same tracer, so they stay equal when check_grads perturbs the input
+row("partition", "kth", lambda ns, x: ns.partition(x, 2, axis=1)[:, 2], A((distinct, (2, 5))))
+row("partition", "kth-list-axis=None", lambda ns, x: ns.partition(x, [0, 4], axis=None)[np.array([0, 4])],
+    A((distinct, (2, 3))))
+
+
+def _dups(ns, x):
+    return ns.concatenate([ns.ravel(x), ns.ravel(x)[np.array([4, 0, 4])]])
+
+
+row("unique", "", lambda ns, x: ns.unique(_dups(ns, x)), A((distinct, S)))
+row("unique", "axis=0", lambda ns, x: ns.unique(ns.concatenate([x, x[:1]]), axis=0), A((distinct, S)))
+row("unique_values", "", lambda ns, x: ns.unique_values(_dups(ns, x)), A((distinct, S)))
+row("unique_counts", "", lambda ns, x: ns.unique_counts(_dups(ns, x)).values, A((distinct, S)))
+row("unique_inverse", "", lambda ns, x: ns.unique_inverse(_dups(ns, x)).values, A((distinct, S)))
+row("unique_all", "", lambda ns, x: ns.unique_all(_dups(ns, x)).values, A((distinct, S)))
+row("intersect1d", "", lambda ns, x: ns.intersect1d(x, x[1, :2]), A((distinct, S)))
+row("union1d", "", lambda ns, x, y: ns.union1d(_dups(ns, x), y), A((distinct, S), (distinct_abs, (2,))))
+row("setdiff1d", "", lambda ns, x: ns.setdiff1d(_dups(ns, x), x[0]), A((distinct, S)))
+row("setxor1d", "", lambda ns, x, y: ns.setxor1d(x[0], ns.concatenate([x[0, :1], y])),
+    A((distinct, S), (distinct_abs, (2,))))
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

@@ -468,3 +468,109 @@ def test_index_helper_derivatives():
     np.testing.assert_array_equal(g, [1.0, -1.0, 4.0])
     g = tg.grad(lambda v: tnp.sum(tnp.choose(np.array([1, 0, 1]), [v, 3.0 * v])))(V)
     np.testing.assert_array_equal(g, [3.0, 1.0, 3.0])
+
+
+# --------------------------------------------------------------------------
+# group 5: searching, partial sorting, sets (_sets.py)
+
+SORTED = np.array([1.0, 2.0, 2.0, 3.5, np.nan])
+PROBES = np.array([[0.5, 2.0], [np.nan, 9.0]])
+XS = np.array([3.0, 1.0, 3.0, np.nan, 2.0, -1.0, 2.0, np.nan])
+YS = np.array([2.0, 9.0, 3.0, 3.0, np.nan])
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_matches_numpy_including_nan(side):
+    want = np.searchsorted(SORTED, PROBES, side=side)
+    same(tnp.searchsorted(SORTED, PROBES, side=side), want)
+    same(traced(lambda a, v: np.searchsorted(a, v, side=side), SORTED, PROBES), want)
+    same(tg.vmap(lambda v: tnp.searchsorted(SORTED, v, side=side))(PROBES), want)
+    perm = np.array([3, 2, 1, 0])
+    rev = SORTED[:4][::-1].copy()
+    same(tnp.searchsorted(rev, 2.0, side=side, sorter=perm),
+         np.searchsorted(rev, 2.0, side=side, sorter=perm))
+    with pytest.raises(ValueError, match="side"):
+        tnp.searchsorted(SORTED, 1.0, side="middle")
+
+
+@pytest.mark.parametrize("kth", [0, 2, [1, 3], -1])
+def test_partition_is_a_valid_partition(kth):
+    y = np.array([[3.0, 1.0, 2.0, 0.5, 7.0], [0.0, -1.0, 4.0, 2.5, 2.5]])
+    want = np.partition(y, kth, axis=1)
+    for got in (tnp.partition(y, kth, axis=1), traced(lambda v: np.partition(v, kth, axis=1), y)):
+        kk = np.atleast_1d(kth)
+        same(got[:, kk], want[:, kk])
+        for k in kk % y.shape[1]:
+            assert np.all(got[:, :k] <= got[:, k:k + 1]) and np.all(got[:, k + 1:] >= got[:, k:k + 1])
+    idx = traced(lambda v: np.argpartition(v, kth, axis=1), y)
+    same(np.take_along_axis(y, idx, 1)[:, np.atleast_1d(kth)], want[:, np.atleast_1d(kth)])
+    with pytest.raises(ValueError, match="out of bounds"):
+        tnp.partition(y, 5, axis=1)
+
+
+def test_lexsort():
+    keys = (np.array([1, 0, 1, 0]), np.array([2.0, 2.0, 1.0, 1.0]))
+    same(tnp.lexsort(keys), np.lexsort(keys))
+    same(traced(lambda q: np.lexsort((keys[0], q)), keys[1]), np.lexsort(keys))
+    with pytest.raises(TypeError, match="lexsort needs the concrete value"):
+        tg.vmap(lambda q: tnp.lexsort((q,)))(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("kw", [{}, {"return_index": True},
+                                {"return_inverse": True, "return_counts": True},
+                                {"return_index": True, "return_inverse": True, "return_counts": True,
+                                 "equal_nan": False}])
+def test_unique_matches_numpy(kw):
+    want = np.unique(XS, **kw)
+    _same_tree(tnp.unique(XS, **kw), want)
+    _same_tree(traced(lambda q: tnp.unique(q, **kw), XS), want)
+    _same_tree(traced(lambda q: np.unique(q, **kw), XS), want)
+
+
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+def test_unique_family_matches_numpy(name):
+    want = getattr(np, name)(XS.reshape(2, 4))
+    for got in (getattr(tnp, name)(XS.reshape(2, 4)), traced(getattr(np, name), XS.reshape(2, 4))):
+        assert type(got) is type(want)
+        _same_tree(tuple(got) if isinstance(want, tuple) else got,
+                   tuple(want) if isinstance(want, tuple) else want)
+
+
+def test_unique_derivative_goes_to_first_occurrence():
+    x = np.array([3.0, 1.0, 3.0, 2.0, 7.0])
+    g = tg.grad(lambda q: tnp.sum(tnp.unique(q) * np.arange(4.0)))(x)
+    same(g, np.array([2.0, 0.0, 0.0, 1.0, 3.0]))
+    with pytest.raises(TypeError, match="unique needs the concrete value"):
+        tg.vmap(tnp.unique)(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("name", ["intersect1d", "union1d", "setdiff1d", "setxor1d"])
+@pytest.mark.parametrize("assume_unique", [False, True])
+def test_set_operations_match_numpy(name, assume_unique):
+    if name == "union1d" and assume_unique:
+        pytest.skip("union1d has no assume_unique")
+    a, b = (np.unique(XS), np.unique(YS)) if assume_unique else (XS, YS)
+    kw = {} if name == "union1d" else {"assume_unique": assume_unique}
+    want = getattr(np, name)(a, b, **kw)
+    same(getattr(tnp, name)(a, b, **kw), want)
+    same(traced(lambda p, q: getattr(tnp, name)(p, q, **kw), a, b), want)
+    same(traced(lambda p, q: getattr(np, name)(p, q, **kw), a, b), want)
+    same(traced(lambda p: getattr(np, name)(p, b, **kw), a), want)
+
+
+def test_intersect1d_indices_and_derivative():
+    want = np.intersect1d(XS, YS, return_indices=True)
+    _same_tree(traced(lambda p, q: tnp.intersect1d(p, q, return_indices=True), XS, YS), want)
+    g1, g2 = tg.grad(lambda p, q: tnp.sum(tnp.intersect1d(p, q)), argnums=(0, 1))(
+        np.array([3.0, 1.0, 2.0]), np.array([2.0, 3.0]))
+    same(g1, np.array([1.0, 0.0, 1.0]))
+    same(g2, np.zeros(2))
+
+
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin(invert):
+    want = np.isin(PROBES, YS, invert=invert)
+    same(tnp.isin(PROBES, YS, invert=invert), want)
+    same(traced(lambda p, q: np.isin(p, q, invert=invert), PROBES, YS), want)
+    same(tg.vmap(lambda p: tnp.isin(p, YS, invert=invert))(PROBES), want)
+    same(tnp.isin(PROBES, [], invert=invert), np.isin(PROBES, [], invert=invert))

@@ -23,6 +23,7 @@ Every public name is imported below from the module that defines it:
 ``_nan``          NaN-ignoring reductions
 ``_statistics``   quantiles, cov, corrcoef, diff, gradient, trapezoid, counting
 ``_index_tricks`` r_, c_, ix_, grids, triangle indices, select, piecewise, choose
+``_sets``         searchsorted, partition, lexsort, unique and the set operations
 
 ``tests/test_namespaces.py`` checks these lists against the modules'
 ``__all__``.
@@ -306,6 +307,22 @@ from ._index_tricks import (
     triu_indices_from,
     unravel_index,
 )
+from ._sets import (
+    argpartition,
+    intersect1d,
+    isin,
+    lexsort,
+    partition,
+    searchsorted,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 
 __all__ = [
     "abs",
@@ -328,6 +345,7 @@ __all__ = [
     "arctanh",
     "argmax",
     "argmin",
+    "argpartition",
     "argsort",
     "argwhere",
     "around",
@@ -427,8 +445,10 @@ __all__ = [
     "inner",
     "int32",
     "int64",
+    "intersect1d",
     "iscomplexobj",
     "isfinite",
+    "isin",
     "isinf",
     "isnan",
     "isscalar",
@@ -436,6 +456,7 @@ __all__ = [
     "ldexp",
     "less",
     "less_equal",
+    "lexsort",
     "linalg",
     "linspace",
     "log",
@@ -489,6 +510,7 @@ __all__ = [
     "ones_like",
     "outer",
     "pad",
+    "partition",
     "percentile",
     "permute_dims",
     "pi",
@@ -514,7 +536,10 @@ __all__ = [
     "roll",
     "round",
     "s_",
+    "searchsorted",
     "select",
+    "setdiff1d",
+    "setxor1d",
     "shape",
     "sign",
     "signbit",
@@ -549,6 +574,12 @@ __all__ = [
     "triu_indices_from",
     "true_divide",
     "trunc",
+    "union1d",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
     "unravel_index",
     "var",
     "vdot",
