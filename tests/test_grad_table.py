@@ -786,6 +786,59 @@ row("setdiff1d", "", lambda ns, x: ns.setdiff1d(_dups(ns, x), x[0]), A((distinct
 row("setxor1d", "", lambda ns, x, y: ns.setxor1d(x[0], ns.concatenate([x[0, :1], y])),
     A((distinct, S), (distinct_abs, (2,))))
 
+# rearranging and applying (tracegrad/numpy/_arrange.py)
+row("copy", "", lambda ns, x: ns.copy(x) * 2.0, A((normal, S)))
+row("block", "", lambda ns, x, y: ns.block([[x, y], [y, x]]), A((normal, S), (normal, (2, 2))))
+row("unstack", "", lambda ns, x: ns.unstack(x, axis=1), A((normal, S3)))
+row("rot90", "", lambda ns, x: ns.rot90(x), A((normal, S)))
+row("rot90", "k=-1-axes", lambda ns, x: ns.rot90(x, -1, axes=(2, 0)), A((normal, S3)))
+row("rot90", "k=2", lambda ns, x: ns.rot90(x, 2), A((normal, S)))
+row("rollaxis", "", lambda ns, x: ns.rollaxis(x, 2), A((normal, S3)))
+row("hsplit", "", lambda ns, x: ns.hsplit(x, 3), A((normal, S)))
+row("vsplit", "", lambda ns, x: ns.vsplit(x, [1]), A((normal, (3, 2))))
+row("dsplit", "", lambda ns, x: ns.dsplit(x, 2), A((normal, S3)))
+row("insert", "", lambda ns, x, y: ns.insert(x, [1, 1, 3], y, axis=1), A((normal, S), (normal, (3,))))
+row("insert", "scalar-index", lambda ns, x, y: ns.insert(x, 2, y), A((normal, S), (normal, (2,))))
+row("delete", "", lambda ns, x: ns.delete(x, [0, 2], axis=1), A((normal, S)))
+row("resize", "", lambda ns, x: ns.resize(x, (4, 2)), A((normal, (5,))))
+row("trim_zeros", "", lambda ns, x: ns.trim_zeros(ns.concatenate([np.zeros(2), x, np.zeros(1)])),
+    A((nonzero, (3,))), same_dtype=False)  # the float64 zeros promote, as in NumPy
+row("logspace", "", lambda ns, a, b: ns.logspace(a, b, 5), A((normal, ()), (normal, ())))
+row("logspace", "base", lambda ns, a, b: ns.logspace(a, b, 4, endpoint=False, base=2.0),
+    A((normal, ()), (normal, ())))
+row("geomspace", "", lambda ns, a, b: ns.geomspace(a, b, 5), A((pos, ()), (gt1, ())), same_dtype=False)
+row("apply_along_axis", "", lambda ns, x: ns.apply_along_axis(lambda r: r * ns.sum(r), 1, x),
+    A((normal, S3)))
+row("apply_over_axes", "", lambda ns, x: ns.apply_over_axes(ns.sum, x, [0, 2]), A((normal, S3)))
+row("vectorize", "", lambda ns, x, y: ns.vectorize(lambda a, b: a * b + a)(x, y), A((normal, S), (normal, (3,))),
+    numpy_dispatch=False, same_dtype=False)
+
+# products, signals and polynomials (_signal.py, _polynomial.py)
+row("kron", "", lambda ns, x, y: ns.kron(x, y), A((normal, S), (normal, (2, 2))))
+row("kron", "1d-2d", lambda ns, x, y: ns.kron(x, y), A((normal, (3,)), (normal, (2, 2))))
+row("cross", "", lambda ns, x, y: ns.cross(x, y), A((normal, (4, 3)), (normal, (3,))))
+row("cross", "2-and-3", lambda ns, x, y: ns.cross(x, y, axis=0), A((normal, (2, 4)), (normal, (3, 4))))
+for _mode in ("full", "same", "valid"):
+    row("convolve", _mode, lambda ns, x, y, _m=_mode: ns.convolve(x, y, _m), A((normal, (5,)), (normal, (3,))))
+    row("correlate", _mode, lambda ns, x, y, _m=_mode: ns.correlate(x, y, _m), A((normal, (3,)), (normal, (5,))))
+_XP = np.array([-1.0, 0.0, 0.5, 2.0])
+row("interp", "", lambda ns, x, fp: ns.interp(x, _XP, fp), A((sep_lo, S), (normal, (4,))), same_dtype=False)
+row("interp", "traced-xp", lambda ns, x, d, fp: ns.interp(x, _XP + d, fp, left=-3.0, right=3.0),
+    A((sep_lo, (5,)), (lambda r, s: 0.01 * r.standard_normal(s), (4,)), (normal, (4,))), same_dtype=False)
+row("polyval", "", lambda ns, p, x: ns.polyval(p, x), A((normal, (4,)), (normal, S)))
+row("polyder", "", lambda ns, p: ns.polyder(p, 2), A((normal, (5,))),
+    same_dtype=False)  # NumPy multiplies by an int64 arange: float32 becomes float64
+row("polyint", "", lambda ns, p: ns.polyint(p, 2, k=[1.0, 2.0]), A((normal, (4,))), same_dtype=False)
+# NumPy's vander promotes with int: float32 becomes float64
+row("vander", "", lambda ns, x: ns.vander(x, 4), A((normal, (3,))), same_dtype=False)
+row("vander", "increasing", lambda ns, x: ns.vander(x, increasing=True), A((normal, (4,))),
+    same_dtype=False)
+_FIT_X = np.array([-1.0, -0.4, 0.1, 0.7, 1.3, 2.0])
+row("polyfit", "", lambda ns, x, y: ns.polyfit(x + _FIT_X, y, 2),
+    A((lambda r, s: 0.05 * r.standard_normal(s), (6,)), (normal, (6,))), same_dtype=False, tol=1e-5)
+row("polyfit", "weights-2d", lambda ns, y, w: ns.polyfit(_FIT_X, y, 1, w=w * w + 0.5),
+    A((normal, (6, 2)), (normal, (6,))), same_dtype=False, tol=1e-5)
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

@@ -111,10 +111,10 @@ def test_tracer_attributes_and_python_conversions():
     (lambda x: np.fft.fft(x), "fft"),
     (lambda x: np.unwrap(x), "unwrap"),
     (lambda x: np.histogram2d(x, x), "histogram2d"),
-    (lambda x: np.polyfit(x, x, 1), "polyfit|lstsq|vander"),
+    (lambda x: np.roots(x), "roots"),
     (lambda x: np.gcd(x, x), "gcd"),
     (lambda x: np.add.reduceat(x, [0, 1]), "add"),
-], ids=["fft", "unwrap", "histogram2d", "polyfit", "gcd-ufunc", "ufunc-reduceat"])
+], ids=["fft", "unwrap", "histogram2d", "roots", "gcd-ufunc", "ufunc-reduceat"])
 def test_numpy_function_without_rule_raises_typeerror_naming_it(call, name):
     with pytest.raises(TypeError, match=name):
         tg.grad(lambda x: np.sum(call(x)))(X)

@@ -568,3 +568,111 @@ def frexp(x, /, out=None, **kwargs):
     mant = _scale(x, ops.neg(e))
     return mant, ops.convert_element_type(e, np.int32)
 
+
+
+# --------------------------------------------------------------------------
+# comparisons with tolerance (bool results, no derivative)
+
+
+@implements(np.isclose)
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|`` (``numpy.isclose``).
+
+    Parameters
+    ----------
+    a, b : array_like or tracer
+        Broadcast together.
+    rtol, atol : float
+    equal_nan : bool
+        Whether two NaNs compare equal.
+
+    Returns
+    -------
+    bool array or tracer (no derivative)
+        Infinities are close only to the same infinity, as in NumPy.
+    """
+    a, b = _binary(a, b)
+    if not isinstance(a, Tracer) and not isinstance(b, Tracer):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    a, b = _floating(a), _floating(b)
+    finite = ops.logical_and(ops.isfinite(a), ops.isfinite(b))
+    close = ops.le(ops.abs(ops.sub(a, b)), ops.add(atol, ops.mul(rtol, ops.abs(b))))
+    out = ops.select(finite, close, ops.eq(a, b))
+    if equal_nan:
+        out = ops.logical_or(out, ops.logical_and(ops.isnan(a), ops.isnan(b)))
+    return out
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if every element of :func:`isclose` is (``numpy.allclose``).
+
+    Parameters
+    ----------
+    a, b : array_like or tracer
+    rtol, atol : float
+    equal_nan : bool
+
+    Returns
+    -------
+    bool, or a 0-d bool tracer for traced input (no derivative)
+    """
+    c = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    if isinstance(c, Tracer):
+        return ops.reduce_all(c, tuple(range(len(c.shape))))
+    return bool(np.all(c))
+
+
+def _shape_of(a):
+    return tuple(a.shape) if isinstance(a, Tracer) else np.shape(a)
+
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    """True if the arrays have the same shape and elements (``numpy.array_equal``).
+
+    Parameters
+    ----------
+    a1, a2 : array_like or tracer
+    equal_nan : bool
+
+    Returns
+    -------
+    bool, or a 0-d bool tracer for traced input (no derivative)
+        False for different shapes.
+    """
+    a1, a2 = _binary(a1, a2)
+    if _shape_of(a1) != _shape_of(a2):
+        return False
+    if not isinstance(a1, Tracer) and not isinstance(a2, Tracer):
+        return bool(np.array_equal(a1, a2, equal_nan=equal_nan))
+    eq = ops.eq(a1, a2)
+    if equal_nan:
+        eq = ops.logical_or(eq, ops.logical_and(ops.isnan(a1), ops.isnan(a2)))
+    return ops.reduce_all(eq, tuple(range(len(_shape_of(a1)))))
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    """True if the arrays broadcast together and are equal everywhere (``numpy.array_equiv``).
+
+    Parameters
+    ----------
+    a1, a2 : array_like or tracer
+
+    Returns
+    -------
+    bool, or a 0-d bool tracer for traced input (no derivative)
+        False if the shapes do not broadcast.
+    """
+    a1, a2 = _binary(a1, a2)
+    try:
+        shape = np.broadcast_shapes(_shape_of(a1), _shape_of(a2))
+    except ValueError:
+        return False
+    if not isinstance(a1, Tracer) and not isinstance(a2, Tracer):
+        return bool(np.array_equiv(a1, a2))
+    return ops.reduce_all(ops.eq(a1, a2), tuple(range(len(shape))))
+
+
+__all__ += ["isclose", "allclose", "array_equal", "array_equiv"]
