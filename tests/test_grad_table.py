@@ -839,6 +839,20 @@ row("polyfit", "", lambda ns, x, y: ns.polyfit(x + _FIT_X, y, 2),
 row("polyfit", "weights-2d", lambda ns, y, w: ns.polyfit(_FIT_X, y, 1, w=w * w + 0.5),
     A((normal, (6, 2)), (normal, (6,))), same_dtype=False, tol=1e-5)
 
+# more (tracegrad/numpy/_math.py, _polynomial.py, _arrange.py)
+row("divmod", "remainder", lambda ns, x, y: ns.divmod(x, y)[1], A((mod_x, S), (mod_y, S)))
+row("modf", "fraction", lambda ns, x: ns.modf(x)[0], A((frac, S)))
+_PHASE = np.array([0.0, 3.0, 6.5, 2.5, 3.5, 10.0])
+row("unwrap", "", lambda ns, x: ns.unwrap(x + _PHASE), A((lambda r, s: 0.1 * r.standard_normal(s), (6,))),
+    same_dtype=False)
+row("polyadd", "", lambda ns, x, y: ns.polyadd(x, y), A((normal, (3,)), (normal, (5,))))
+row("polysub", "", lambda ns, x, y: ns.polysub(x, y), A((normal, (4,)), (normal, (2,))))
+row("polymul", "", lambda ns, x, y: ns.polymul(x, y), A((normal, (3,)), (normal, (4,))))
+row("polydiv", "", lambda ns, u, v: ns.polydiv(u, v + np.array([3.0, 0.0, 0.0])), A((normal, (5,)), (normal, (3,))),
+    same_dtype=False)  # the float64 shift promotes, as in NumPy
+row("poly", "", lambda ns, z: ns.poly(z), A((normal, (4,))), same_dtype=False)
+row("diagflat", "", lambda ns, x: ns.diagflat(x, -1), A((normal, S)))
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

@@ -778,3 +778,123 @@ def test_group6_errors():
         tg.vmap(tnp.trim_zeros)(np.ones((2, 3)))
     with pytest.raises(ValueError, match="non-negative"):
         tnp.resize(V5, (-1,))
+
+
+# --------------------------------------------------------------------------
+# more: divmod, modf, predicates, unwrap, polynomial arithmetic, functional writers
+
+from tracegrad.test_util import check_grads  # noqa: E402
+
+PH = np.cumsum(np.array([0.0, 3.0, 3.5, -4.0, 1.0, 6.5]))
+EXTRA = [
+    ("divmod", lambda ns, a, b: ns.divmod(a, b), (EDGE, EDGE2), True),
+    ("modf", lambda ns, a: ns.modf(a), (EDGE,), True),
+    ("isposinf", lambda ns, a: ns.isposinf(a), (EDGE,), True),
+    ("isneginf", lambda ns, a: ns.isneginf(a), (EDGE,), True),
+    ("isreal", lambda ns, a: ns.isreal(a), (EDGE,), True),
+    ("iscomplex", lambda ns, a: ns.iscomplex(a), (EDGE,), True),
+    ("unwrap", lambda ns, a: ns.unwrap(a), (PH,), False),
+    ("unwrap-period", lambda ns, a: ns.unwrap(a, period=4.0), (PH,), False),
+    ("unwrap-axis0", lambda ns, a: ns.unwrap(a, axis=0, discont=4.0), (np.stack([PH, 2 * PH], 1),), False),
+    ("polyadd", lambda ns, a, b: ns.polyadd(a, b), (EDGE2[:3], EDGE2[3:8]), True),
+    ("polysub", lambda ns, a, b: ns.polysub(a, b), (EDGE2[:5], EDGE2[3:6]), True),
+    ("polymul", lambda ns, a, b: ns.polymul(a, b), (EDGE2[:3], EDGE2[3:6]), False),
+    ("polydiv", lambda ns, a, b: ns.polydiv(a, b),
+     (np.array([1.0, -3.0, 2.5, 4.0, 1.0]), np.array([2.0, 1.0, -1.0])), False),
+    ("polydiv-exact", lambda ns, a, b: ns.polydiv(a, b),
+     (np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0])), False),
+    ("polydiv-short", lambda ns, a, b: ns.polydiv(a, b), (np.array([1.0, 2.0]), np.array([2.0, 1.0, -1.0])), False),
+    ("poly", lambda ns, a: ns.poly(a), (EDGE2[:4],), False),
+    ("diagflat", lambda ns, a: ns.diagflat(a, 1), (M,), True),
+    ("fromfunction", lambda ns, a: ns.fromfunction(lambda i, j: i * 2 + j, (2, 3)) * a[0], (EDGE2,), True),
+]
+
+
+@pytest.mark.parametrize("call, args, exact", [c[1:] for c in EXTRA], ids=[c[0] for c in EXTRA])
+def test_extras_match_numpy(call, args, exact):
+    ctx = quiet()
+    want = call(np, *args)
+    gots = [call(tnp, *args), traced(lambda *a: call(tnp, *a), *args),
+            traced(lambda *a: call(np, *a), *args)]
+    ctx.__exit__(None, None, None)
+    for got in gots:
+        if exact:
+            _same_tree(got, want)
+        else:
+            for g, w in zip(got if isinstance(want, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == w.dtype
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+def test_dtype_utilities_are_numpys():
+    assert tnp.promote_types(np.float32, np.int64) == np.float64
+    assert tnp.can_cast(np.float32, np.float64) and tnp.issubdtype(np.float32, np.floating)
+    assert tnp.isdtype(np.float64, "real floating") and tnp.iterable([1]) and not tnp.iterable(1.0)
+    assert tnp.isrealobj(np.ones(2)) and not tnp.isrealobj(np.ones(2) * 1j)
+
+
+def _np_fill(a, v, wrap=False):
+    a = a.copy()
+    np.fill_diagonal(a, v, wrap)
+    return a
+
+
+def _np_put(a, i, v, mode="raise"):
+    a = a.copy()
+    np.put(a, i, v, mode)
+    return a
+
+
+def _np_put_along_axis(a, i, v, axis):
+    a = a.copy()
+    np.put_along_axis(a, i, v, axis)
+    return a
+
+
+def _np_place(a, m, v):
+    a = a.copy()
+    np.place(a, m, v)
+    return a
+
+
+TALL = np.arange(21.0).reshape(7, 3)
+M34 = np.arange(12.0).reshape(3, 4)
+PAL = np.array([[0], [2], [1]])
+WRITERS = [
+    ("fill_diagonal", lambda a, v: tnp.fill_diagonal(a, v, inplace=False), lambda a, v: _np_fill(a, v),
+     (TALL, np.array([-1.0, -2.0]))),
+    ("fill_diagonal-wrap", lambda a, v: tnp.fill_diagonal(a, v, True, inplace=False),
+     lambda a, v: _np_fill(a, v, True), (TALL, np.array([-1.0, -2.0]))),
+    ("fill_diagonal-3d", lambda a, v: tnp.fill_diagonal(a, v, inplace=False), _np_fill,
+     (np.zeros((3, 3, 3)), np.array(5.0))),
+    ("put", lambda a, v: tnp.put(a, [0, 5, 5, -1], v, inplace=False),
+     lambda a, v: _np_put(a, [0, 5, 5, -1], v), (M34, np.array([9.0, 8.0]))),
+    ("put-wrap", lambda a, v: tnp.put(a, [13, -20], v, mode="wrap", inplace=False),
+     lambda a, v: _np_put(a, [13, -20], v, "wrap"), (M34, np.array([1.0]))),
+    ("put-clip", lambda a, v: tnp.put(a, [13, -20], v, mode="clip", inplace=False),
+     lambda a, v: _np_put(a, [13, -20], v, "clip"), (M34, np.array([1.0, 2.0]))),
+    ("put_along_axis", lambda a, v: tnp.put_along_axis(a, PAL, v, 1, inplace=False),
+     lambda a, v: _np_put_along_axis(a, PAL, v, 1), (M34, np.array([[1.0], [2.0], [3.0]]))),
+    ("put_along_axis-0", lambda a, v: tnp.put_along_axis(a, np.array([[1, 0, 2, 2]]), v, 0, inplace=False),
+     lambda a, v: _np_put_along_axis(a, np.array([[1, 0, 2, 2]]), v, 0), (M34, np.array(-1.0))),
+    ("place", lambda a, v: tnp.place(a, M34 > 5, v, inplace=False),
+     lambda a, v: _np_place(a, M34 > 5, v), (M34, np.array([1.0, 2.0, 3.0]))),
+]
+
+
+@pytest.mark.parametrize("fn, ref, args", [w[1:] for w in WRITERS], ids=[w[0] for w in WRITERS])
+def test_functional_writers(fn, ref, args):
+    want = ref(*args)
+    same(fn(*args), want)
+    same(traced(fn, *args), want)
+    check_grads(fn, args, order=2, modes=("fwd", "rev"))
+
+
+def test_functional_writers_refuse_inplace():
+    for call in (lambda: tnp.fill_diagonal(M34, 1.0), lambda: tnp.put(M34, [0], 1.0),
+                 lambda: tnp.put_along_axis(M34, PAL, 1.0, 1), lambda: tnp.place(M34, M34 > 1, 1.0)):
+        with pytest.raises(ValueError, match="inplace=False"):
+            call()
+    with pytest.raises(IndexError):
+        tnp.put(M34, [12], 1.0, inplace=False)

@@ -16,12 +16,14 @@ from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import _array, arg, linspace
 from ._dispatch import implements
+from ._diagonal import diag
 from ._flip_pad import flip
+from ._indexing import at
 from ._join import array_split, concatenate, stack
 from ._selection import take
 from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, transpose
 
-__all__ = [
+__all__ = [  # more below
     "copy", "block", "unstack", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "insert",
     "delete", "resize", "trim_zeros", "logspace", "geomspace", "tri", "apply_along_axis",
     "apply_over_axes", "vectorize",
@@ -710,3 +712,223 @@ class vectorize:
             return np.zeros(shape)
         return reshape(stack(outs), shape)
 
+
+
+# --------------------------------------------------------------------------
+# functional forms of NumPy's in-place writers, and more creation
+
+
+def _no_inplace(name, inplace):
+    if inplace:
+        raise ValueError(
+            f"tracegrad.numpy.{name} cannot modify its input in place (arrays are immutable "
+            f"under transforms); pass inplace=False and use the returned array"
+        )
+
+
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    """A 2-D array with the flattened ``v`` on its ``k``-th diagonal (``numpy.diagflat``).
+
+    Parameters
+    ----------
+    v : array_like or tracer
+    k : int
+
+    Returns
+    -------
+    array or tracer, shape (n + |k|, n + |k|)
+        Differentiable in ``v``.
+    """
+    return diag(ravel(_array(v)), k)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """``a`` with its main diagonal set to ``val``, as a new array (JAX's form).
+
+    Parameters
+    ----------
+    a : array_like or tracer, at least 2-D (all axes equal if more than 2)
+    val : scalar, array_like or tracer
+        Repeated cyclically along the diagonal, as NumPy.
+    wrap : bool
+        For tall 2-D arrays, restart the diagonal after ``N + 1`` rows.
+    inplace : bool
+        Must be False (NumPy's ``fill_diagonal`` writes in place).
+
+    Returns
+    -------
+    array or tracer
+        Differentiable in ``a`` (off the diagonal) and ``val``.
+
+    Raises
+    ------
+    ValueError
+        If ``inplace`` is true, or for unequal axes in more than 2-D.
+    """
+    _no_inplace("fill_diagonal", inplace)
+    a = _array(a)
+    shape = tuple(a.shape)
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    size = int(np.prod(shape))
+    step = shape[1] + 1 if len(shape) == 2 else int(np.sum(np.cumprod((1,) + shape[:-1])))
+    end = size if (wrap or len(shape) != 2) else shape[1] * shape[1]
+    flat_idx = np.arange(0, min(end, size), step)
+    vals = ravel(_array(val))
+    vals = _cast(vals, a.dtype)
+    nv = vals.shape[0]
+    vals = take(vals, np.arange(flat_idx.size) % nv) if nv != flat_idx.size else vals
+    return reshape(at(ravel(a))[flat_idx].set(vals), shape)
+
+
+def put(a, ind, v, mode="raise", *, inplace=True):
+    """``a`` with the flat positions ``ind`` set to ``v``, as a new array (JAX's form).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    ind : int array_like
+        Concrete flat positions.
+    v : array_like or tracer
+        Repeated cyclically if shorter than ``ind``.
+    mode : {"raise", "wrap", "clip"}
+    inplace : bool
+        Must be False.
+
+    Returns
+    -------
+    array or tracer
+        Differentiable in ``a`` and ``v``.
+
+    Raises
+    ------
+    ValueError
+        If ``inplace`` is true, or for a bad mode.
+    IndexError
+        For positions out of bounds with ``mode="raise"``.
+    """
+    _no_inplace("put", inplace)
+    a = _array(a)
+    idx = np.ravel(_concrete(ind, "put", "ind")).astype(np.intp)
+    n = int(np.prod(a.shape))
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    elif mode == "raise":
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError(f"index {int(idx.max())} is out of bounds for axis 0 with size {n}")
+        idx = idx % n if n else idx
+    else:
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    vals = _cast(ravel(_array(v)), a.dtype)
+    if vals.shape[0] != idx.size:
+        vals = take(vals, np.arange(idx.size) % vals.shape[0])
+    # NumPy writes in order, so the last write to a repeated position wins
+    last = {int(i): j for j, i in enumerate(idx)}
+    keep = np.array(sorted(last.values()), dtype=np.intp)
+    return reshape(at(ravel(a))[idx[keep]].set(take(vals, keep)), tuple(a.shape))
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """``arr`` with ``values`` written at ``indices`` along ``axis``, as a new array.
+
+    Parameters
+    ----------
+    arr : array_like or tracer
+    indices : int array_like
+        Concrete, broadcastable as for ``take_along_axis``.
+    values : array_like or tracer
+        Broadcast against ``indices``.
+    axis : int
+    inplace : bool
+        Must be False (JAX's form of NumPy's in-place function).
+    mode : None
+        Accepted for JAX compatibility.
+
+    Returns
+    -------
+    array or tracer
+        Differentiable in ``arr`` and ``values`` (a scatter).
+
+    Raises
+    ------
+    ValueError
+        If ``inplace`` is true or ``indices`` has the wrong rank.
+    """
+    _no_inplace("put_along_axis", inplace)
+    a = _array(arr)
+    idx = np.asarray(_concrete(indices, "put_along_axis", "indices")).astype(np.intp)
+    axis = normalize_axis_index(axis, a.ndim)
+    if idx.ndim != a.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    shape = np.broadcast_shapes(idx.shape, tuple(1 if i == axis else s for i, s in enumerate(a.shape)))
+    idx = np.broadcast_to(idx, shape)
+    grids = list(np.indices(shape, sparse=True))
+    grids[axis] = idx
+    full = tuple(np.broadcast_to(g, shape) for g in grids)
+    vals = broadcast_to(_cast(_array(values), a.dtype), shape)
+    return at(a)[full].set(vals)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """``arr`` with the positions where ``mask`` is true filled from ``vals`` in order.
+
+    Parameters
+    ----------
+    arr : array_like or tracer
+    mask : bool array_like
+        Concrete, ``arr``'s shape.
+    vals : array_like or tracer
+        Repeated cyclically, as NumPy.
+    inplace : bool
+        Must be False.
+
+    Returns
+    -------
+    array or tracer
+        Differentiable in ``arr`` and ``vals``.
+
+    Raises
+    ------
+    ValueError
+        If ``inplace`` is true, or ``vals`` is empty while ``mask`` selects.
+    """
+    _no_inplace("place", inplace)
+    a = _array(arr)
+    m = np.ravel(_concrete(mask, "place", "mask")).astype(bool)
+    pos = np.flatnonzero(m)
+    vals = _cast(ravel(_array(vals)), a.dtype)
+    if pos.size == 0:
+        return a
+    if vals.shape[0] == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    vals = take(vals, np.arange(pos.size) % vals.shape[0])
+    return reshape(at(ravel(a))[pos].set(vals), tuple(a.shape))
+
+
+@implements(np.fromfunction)
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """``function(*indices(shape))`` (``numpy.fromfunction``).
+
+    Parameters
+    ----------
+    function : callable
+        Called once with one coordinate array per axis (of ``dtype``); may
+        close over tracers.
+    shape : tuple of ints
+    dtype : dtype
+    **kwargs
+        Passed to ``function``.
+
+    Returns
+    -------
+    whatever ``function`` returns
+    """
+    return function(*np.indices(tuple(shape), dtype=dtype), **kwargs)
+
+
+__all__ += ["diagflat", "fill_diagonal", "put", "put_along_axis", "place", "fromfunction"]

@@ -11,6 +11,7 @@ NumPy function of the same name, so ``np.sinc(tracer)`` works.
 import math
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from ..core import Tracer
 from ..primitives import ops
@@ -26,7 +27,9 @@ from ._elementwise import (
     arctanh,
 )
 from ._join import concatenate
+from ._reductions import cumsum
 from ._shape import transpose
+from ._statistics import diff
 from . import linalg as _linalg
 
 __all__ = [
@@ -676,3 +679,212 @@ def array_equiv(a1, a2):
 
 
 __all__ += ["isclose", "allclose", "array_equal", "array_equiv"]
+
+
+# --------------------------------------------------------------------------
+# more elementwise predicates and decompositions (real input)
+
+
+@implements(np.divmod)
+def divmod(x1, x2, /, out=None, **kwargs):  # noqa: A001
+    """``(floor_divide(x1, x2), mod(x1, x2))`` (``numpy.divmod``).
+
+    Parameters
+    ----------
+    x1, x2 : array_like or tracer
+
+    Returns
+    -------
+    tuple of two arrays or tracers
+        The quotient (no derivative) and the remainder (partials ``(1,
+        -floor(x1 / x2))``).
+
+    Raises
+    ------
+    TypeError
+        If ``out`` or ``where`` is given.
+    """
+    _check("divmod", out, kwargs)
+    x1, x2 = _binary(x1, x2)
+    if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
+        return np.divmod(x1, x2)
+    return ops.floor_divide(x1, x2), ops.mod(x1, x2)
+
+
+@implements(np.modf)
+def modf(x, /, out=None, **kwargs):
+    """Fractional and integral parts, both with the sign of ``x`` (``numpy.modf``).
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    tuple of two arrays or tracers
+        ``x - trunc(x)`` (derivative 1; 0 at +-inf, as the value) and
+        ``trunc(x)`` (no derivative).  Float dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``out`` or ``where`` is given.
+    """
+    _check("modf", out, kwargs)
+    x = _x(x)
+    if not isinstance(x, Tracer):
+        return np.modf(x)
+    x = _floating(x)
+    t = ops.select(ops.lt(x, 0.0), ops.ceil(x), ops.floor(x))
+    t = ops.select(ops.eq(x, 0.0), x, t)  # keep the sign of zero
+    frac = ops.sub(x, t)
+    frac = ops.select(ops.isinf(x), ops.mul(ops.select(_signbit(x), ops.full_like(x, -0.0),
+                                                       ops.zeros_like(x)), 1.0), frac)
+    neg = _signbit(x)
+    frac = ops.select(ops.logical_and(ops.eq(frac, 0.0), neg), ops.full_like(x, -0.0), frac)
+    return frac, t
+
+
+@implements(np.isposinf)
+def isposinf(x, out=None):
+    """True where ``x`` is +inf (``numpy.isposinf``).
+
+    Parameters
+    ----------
+    x : array_like or tracer (real)
+
+    Returns
+    -------
+    bool array or tracer (no derivative)
+    """
+    _check("isposinf", out, {})
+    x = _x(x)
+    if not isinstance(x, Tracer):
+        return np.isposinf(x)
+    return ops.logical_and(ops.isinf(x), ops.gt(x, 0))
+
+
+@implements(np.isneginf)
+def isneginf(x, out=None):
+    """True where ``x`` is -inf (``numpy.isneginf``).
+
+    Parameters
+    ----------
+    x : array_like or tracer (real)
+
+    Returns
+    -------
+    bool array or tracer (no derivative)
+    """
+    _check("isneginf", out, {})
+    x = _x(x)
+    if not isinstance(x, Tracer):
+        return np.isneginf(x)
+    return ops.logical_and(ops.isinf(x), ops.lt(x, 0))
+
+
+@implements(np.isreal)
+def isreal(x):
+    """True where the imaginary part is 0 (``numpy.isreal``): everywhere for real input.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    bool array or tracer of ``x``'s shape (no derivative)
+    """
+    x = _x(x)
+    if not isinstance(x, Tracer):
+        return np.isreal(x)
+    return ops.eq(ops.zeros_like(x), 0)
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    """True where the imaginary part is non-zero (``numpy.iscomplex``): nowhere for real input.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    bool array or tracer of ``x``'s shape (no derivative)
+    """
+    x = _x(x)
+    if not isinstance(x, Tracer):
+        return np.iscomplex(x)
+    return ops.logical_not(isreal(x))
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    """True if ``x`` has a real (not complex) dtype (``numpy.isrealobj``).
+
+    Parameters
+    ----------
+    x : array_like or tracer
+
+    Returns
+    -------
+    bool
+    """
+    return _dtype(_x(x)).kind != "c"
+
+
+@implements(np.unwrap)
+def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
+    """Unwrap phase jumps larger than ``discont`` by adding multiples of ``period``.
+
+    Parameters
+    ----------
+    p : array_like or tracer (real)
+    discont : float, optional
+        Default ``period / 2``.
+    axis : int
+    period : float
+
+    Returns
+    -------
+    array or tracer
+        ``p``'s shape, float.  The corrections are piecewise constant, so
+        the derivative is 1 (as NumPy's formula gives wherever it is
+        differentiable).
+
+    Notes
+    -----
+    NumPy's algorithm: ``dd = diff(p)``, ``ddmod = mod(dd + period/2,
+    period) - period/2`` (with ``period/2`` kept where ``ddmod ==
+    -period/2`` and ``dd > 0``), and the cumulative sum of ``ddmod - dd``
+    where ``|dd| >= discont`` is added to ``p[1:]``.
+    """
+    p = _floating(_x(p) if isinstance(p, Tracer) else np.asarray(p))
+    nd = len(p.shape)
+    axis = normalize_axis_index(axis, nd)
+    half = period / 2
+    discont = half if discont is None else max(discont, half)
+    dd = diff(p, axis=axis)
+    ddmod = ops.sub(ops.mod(ops.add(dd, half), period), half)
+    ddmod = ops.select(ops.logical_and(ops.eq(ddmod, -half), ops.gt(dd, 0)),
+                       ops.full_like(ddmod, half), ddmod)
+    corr = ops.sub(ddmod, dd)
+    corr = ops.select(ops.lt(ops.abs(dd), discont), ops.zeros_like(corr), corr)
+    corr = ops.stop_gradient(corr)
+    idx = [slice(None)] * nd
+    idx[axis] = slice(1, None)
+    head = [slice(None)] * nd
+    head[axis] = slice(0, 1)
+    return concatenate([p[tuple(head)], ops.add(p[tuple(idx)], cumsum(corr, axis=axis))], axis=axis)
+
+
+# NumPy's dtype utilities (no arrays involved)
+promote_types = np.promote_types
+can_cast = np.can_cast
+issubdtype = np.issubdtype
+isdtype = np.isdtype
+iterable = np.iterable
+
+__all__ += ["divmod", "modf", "isposinf", "isneginf", "isreal", "iscomplex", "isrealobj",
+            "unwrap", "promote_types", "can_cast", "issubdtype", "isdtype", "iterable"]

@@ -8,7 +8,7 @@ the points.
 """
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import _array, result_type
 from ._dispatch import implements
@@ -16,8 +16,9 @@ from ._join import concatenate
 from ._reductions import cumprod, sum as _sum
 from ._shape import broadcast_to, reshape, transpose
 from . import linalg as _linalg
+from ._signal import convolve as _convolve
 
-__all__ = ["polyval", "polyder", "polyint", "polyfit", "vander"]
+__all__ = ["polyval", "polyder", "polyint", "polyfit", "vander"]  # more below
 
 
 def _cast(x, dt):
@@ -229,3 +230,144 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     c = _linalg.solve(r, qty)
     c = ops.div(c, reshape(scale, (-1, 1)))
     return c if rhs.ndim == 2 else reshape(c, (-1,))
+
+
+@implements(np.polyadd)
+def polyadd(a1, a2):
+    """Sum of two polynomials (``numpy.polyadd``), the shorter padded with leading zeros.
+
+    Parameters
+    ----------
+    a1, a2 : 1-D array_like or tracer
+
+    Returns
+    -------
+    1-D array or tracer
+        Length ``max(len(a1), len(a2))``; differentiable in both.
+    """
+    a1, a2 = reshape(_array(a1), (-1,)), reshape(_array(a2), (-1,))
+    d = a1.shape[0] - a2.shape[0]
+    dt = result_type(a1, a2)
+    if d > 0:
+        a2 = concatenate([np.zeros(d, dt), _cast(a2, dt)])
+    elif d < 0:
+        a1 = concatenate([np.zeros(-d, dt), _cast(a1, dt)])
+    return ops.add(a1, a2)
+
+
+@implements(np.polysub)
+def polysub(a1, a2):
+    """Difference of two polynomials (``numpy.polysub``).
+
+    Parameters
+    ----------
+    a1, a2 : 1-D array_like or tracer
+
+    Returns
+    -------
+    1-D array or tracer
+        Length ``max(len(a1), len(a2))``; differentiable in both.
+    """
+    a2 = _array(a2)
+    return polyadd(a1, ops.neg(a2))
+
+
+@implements(np.polymul)
+def polymul(a1, a2):
+    """Product of two polynomials, the convolution of their coefficients (``numpy.polymul``).
+
+    Parameters
+    ----------
+    a1, a2 : 1-D array_like or tracer
+
+    Returns
+    -------
+    1-D array or tracer
+        Length ``len(a1) + len(a2) - 1``; differentiable in both.
+    """
+    return _convolve(reshape(_array(a1), (-1,)), reshape(_array(a2), (-1,)))
+
+
+@implements(np.polydiv)
+def polydiv(u, v):
+    """Quotient and remainder of polynomial division (``numpy.polydiv``).
+
+    Parameters
+    ----------
+    u : 1-D array_like or tracer
+        Dividend.
+    v : 1-D array_like or tracer
+        Divisor; its leading coefficient must be non-zero.
+
+    Returns
+    -------
+    q, r : 1-D arrays or tracers
+        Float; differentiable in both (long division, as NumPy).  The
+        remainder's leading coefficients close to 0 are trimmed as NumPy
+        does (under ``vmap``, where values are not concrete, only the
+        ``len(u) - len(v) + 1`` that vanish by construction).
+    """
+    u = _cast(reshape(_array(u), (-1,)), result_type(_array(u), _array(v), 1.0))
+    v = _cast(reshape(_array(v), (-1,)), u.dtype)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = ops.div(1.0, v[0])
+    q = []
+    r = u
+    for k in range(0, m - n + 1):
+        d = ops.mul(scale, r[k])
+        q.append(d)
+        sub = concatenate([np.zeros(k, u.dtype), ops.mul(d, v), np.zeros(m - n - k, u.dtype)])
+        r = ops.sub(r, sub)
+    if not q:
+        return (np.zeros(1, u.dtype) if not isinstance(u, Tracer) else ops.mul(u[:1], 0.0)), u
+    qv = _stack_scalars(q)
+    # the first len(u) - len(v) + 1 remainder entries vanish by construction; NumPy
+    # then trims further leading entries that are close to 0, read here from the
+    # concrete values when the transform has them
+    r = r[m - n + 1:]
+    try:
+        rv = np.asarray(concrete_value(r)) if isinstance(r, Tracer) else np.asarray(r)
+    except Exception:  # under vmap: no value-dependent trimming
+        rv = None
+    k = 0
+    while rv is not None and rv.shape[-1] - k > 1 and np.allclose(rv[k], 0, rtol=1e-14):
+        k += 1
+    return qv, r[k:]
+
+
+def _stack_scalars(items):
+    return concatenate([reshape(_array(i), (1,)) for i in items])
+
+
+@implements(np.poly)
+def poly(seq_of_zeros):
+    """Coefficients of the monic polynomial with the given real roots (``numpy.poly``).
+
+    Parameters
+    ----------
+    seq_of_zeros : 1-D array_like or tracer (real)
+        The roots (a square matrix's characteristic polynomial is not
+        supported).
+
+    Returns
+    -------
+    1-D array or tracer
+        Length ``len(seq_of_zeros) + 1``, leading 1; differentiable in the
+        roots.
+
+    Raises
+    ------
+    ValueError
+        For input that is not 1-D.
+    """
+    z = _array(seq_of_zeros)
+    if z.ndim != 1:
+        raise ValueError("tracegrad.numpy.poly supports a 1-D sequence of roots only")
+    dt = np.result_type(z.dtype, float)
+    c = np.ones(1, dt)
+    for i in range(z.shape[0]):
+        c = _convolve(c, concatenate([np.ones(1, dt), reshape(ops.neg(_cast(z[i], dt)), (1,))]))
+    return c
+
+
+__all__ += ["polyadd", "polysub", "polymul", "polydiv", "poly"]
