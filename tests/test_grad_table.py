@@ -853,6 +853,13 @@ row("polydiv", "", lambda ns, u, v: ns.polydiv(u, v + np.array([3.0, 0.0, 0.0]))
 row("poly", "", lambda ns, z: ns.poly(z), A((normal, (4,))), same_dtype=False)
 row("diagflat", "", lambda ns, x: ns.diagflat(x, -1), A((normal, S)))
 
+_HIST_Y = np.array([0.5, 0.2, 0.8, 0.35, 0.1, 0.95])
+row("histogram2d", "weights", lambda ns, w: ns.histogram2d(_HIST_X, _HIST_Y, bins=2, weights=w)[0],
+    A((normal, (6,))))
+row("histogramdd", "weights-density", lambda ns, w: ns.histogramdd(np.stack([_HIST_X, _HIST_Y], 1), bins=(2, 3),
+                                                                  weights=w * w + 1.0, density=True)[0],
+    A((normal, (6,))), same_dtype=False)  # NumPy divides by float64 bin volumes
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

@@ -898,3 +898,49 @@ def test_functional_writers_refuse_inplace():
             call()
     with pytest.raises(IndexError):
         tnp.put(M34, [12], 1.0, inplace=False)
+
+
+INT_A = np.array([12, 18, 7, -4])
+INT_B = np.array([8, 4, 3, 2])
+
+
+@pytest.mark.parametrize("name", ["gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor",
+                                  "left_shift", "right_shift", "bitwise_left_shift",
+                                  "bitwise_right_shift"])
+def test_integer_binary_functions(name):
+    want = getattr(np, name)(INT_A, INT_B)
+    same(getattr(tnp, name)(INT_A, INT_B), want)
+    # an integer tracer (jvp of an integer primal) is read for its value
+    same(tg.jvp(lambda a: getattr(tnp, name)(a, INT_B), (INT_A,), (np.zeros_like(INT_A),))[0], want)
+    same(tg.jvp(lambda a: getattr(np, name)(a, INT_B), (INT_A,), (np.zeros_like(INT_A),))[0], want)
+
+
+def test_integer_unary_functions_and_abstract_input():
+    for name in ("invert", "bitwise_not", "bitwise_invert", "bitwise_count"):
+        same(getattr(tnp, name)(INT_A), getattr(np, name)(INT_A))
+    same(tnp.packbits(np.array([1, 0, 1])), np.packbits(np.array([1, 0, 1])))
+    same(tnp.unpackbits(np.array([5], np.uint8)), np.unpackbits(np.array([5], np.uint8)))
+    with pytest.raises(TypeError, match="gcd computes integer results"):
+        tg.vmap(lambda v: tnp.gcd(v, 2))(np.ones((2, 3), int))
+    with pytest.raises(TypeError, match="out="):
+        tnp.gcd(INT_A, INT_B, out=np.empty(4, int))
+
+
+def test_histogramdd_histogram2d_and_bin_edges():
+    rng = np.random.default_rng(4)
+    x, y, w = rng.standard_normal(40), rng.standard_normal(40), rng.uniform(size=40)
+    for kw in ({}, {"bins": 3}, {"bins": [2, 4], "range": [[-1, 1], [-2, 2]]}, {"density": True},
+               {"weights": w}, {"weights": w, "density": True}):
+        got, want = tnp.histogram2d(x, y, **kw), np.histogram2d(x, y, **kw)
+        assert got[0].dtype == want[0].dtype
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+        same(got[1], want[1])
+        same(got[2], want[2])
+    s = rng.standard_normal((30, 3))
+    got, want = tnp.histogramdd(s, bins=(2, 3, 2), weights=w[:30]), np.histogramdd(s, bins=(2, 3, 2), weights=w[:30])
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+    for a, b in zip(got[1], want[1]):
+        same(a, b)
+    same(tnp.histogram_bin_edges(x, bins="auto"), np.histogram_bin_edges(x, bins="auto"))
+    _same_tree(tnp.mask_indices(3, tnp.triu, 1), np.mask_indices(3, np.triu, 1))
+    same(tnp.frombuffer(np.arange(3.0).tobytes()), np.arange(3.0))

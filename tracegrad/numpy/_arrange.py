@@ -932,3 +932,11 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 
 
 __all__ += ["diagflat", "fill_diagonal", "put", "put_along_axis", "place", "fromfunction"]
+
+# NumPy's constructors from Python data, bytes and strings (their inputs are
+# never traced): the same functions
+frombuffer = np.frombuffer
+fromiter = np.fromiter
+fromstring = np.fromstring
+
+__all__ += ["frombuffer", "fromiter", "fromstring"]

@@ -672,3 +672,24 @@ def extract(condition, arr):
     """
     c = _concrete(condition, "extract", "condition")
     return take(ravel(_array(arr)), np.flatnonzero(np.ravel(c)))
+
+
+def mask_indices(n, mask_func, k=0):
+    """Indices where ``mask_func(ones((n, n)), k)`` is non-zero (``numpy.mask_indices``).
+
+    Parameters
+    ----------
+    n : int
+    mask_func : callable
+        Such as ``tracegrad.numpy.triu``.
+    k : int
+
+    Returns
+    -------
+    tuple of two int64 ndarrays
+    """
+    m = _concrete(mask_func(np.ones((n, n), dtype=int), k), "mask_indices", "the mask")
+    return np.nonzero(m != 0)
+
+
+__all__ += ["mask_indices"]

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ..core import Tracer
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ._core import arg, result_type
 from ._dispatch import implements
@@ -888,3 +888,61 @@ iterable = np.iterable
 
 __all__ += ["divmod", "modf", "isposinf", "isneginf", "isreal", "iscomplex", "isrealobj",
             "unwrap", "promote_types", "can_cast", "issubdtype", "isdtype", "iterable"]
+
+
+# --------------------------------------------------------------------------
+# integer and bit functions: NumPy on concrete values (integer results have
+# no derivative); under vmap, where there is no concrete value, a TypeError
+
+
+def _concrete_operand(name, x):
+    if not isinstance(x, Tracer):
+        return x
+    try:
+        return np.asarray(concrete_value(x))
+    except Exception as e:  # a vmap-batched value has none
+        raise TypeError(
+            f"tracegrad.numpy.{name} computes integer results with NumPy on concrete values, "
+            f"which this transform does not have: {e}"
+        ) from None
+
+
+def _integer_function(name, np_fn):
+    def f(*args, **kwargs):
+        if kwargs.get("out") is not None:
+            raise TypeError(f"tracegrad.numpy.{name} does not support out=")
+        kwargs.pop("out", None)
+        return np_fn(*[_concrete_operand(name, a) for a in args], **kwargs)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (
+        f"NumPy's ``{name}`` on concrete values (no derivative).\n\n"
+        "Parameters\n----------\n*args : array_like or tracer\n"
+        "    Tracers are read for their concrete values.\n"
+        "**kwargs\n    Passed to NumPy.\n\n"
+        f"Returns\n-------\nndarray\n    ``numpy.{name}``'s result (integers or bools).\n\n"
+        "Raises\n------\nTypeError\n"
+        "    Under a transform without concrete values (``vmap``), or for\n"
+        "    non-integer input as NumPy.\n"
+    )
+    return implements(np_fn)(f)
+
+
+gcd = _integer_function("gcd", np.gcd)
+lcm = _integer_function("lcm", np.lcm)
+bitwise_and = _integer_function("bitwise_and", np.bitwise_and)
+bitwise_or = _integer_function("bitwise_or", np.bitwise_or)
+bitwise_xor = _integer_function("bitwise_xor", np.bitwise_xor)
+bitwise_not = _integer_function("bitwise_not", np.bitwise_not)
+bitwise_count = _integer_function("bitwise_count", np.bitwise_count)
+left_shift = _integer_function("left_shift", np.left_shift)
+right_shift = _integer_function("right_shift", np.right_shift)
+packbits = _integer_function("packbits", np.packbits)
+unpackbits = _integer_function("unpackbits", np.unpackbits)
+invert = bitwise_invert = bitwise_not
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+
+__all__ += ["gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+            "bitwise_count", "left_shift", "right_shift", "packbits", "unpackbits", "invert",
+            "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"]

@@ -12,6 +12,7 @@ interpolates between, so they work on tracers under every transform (also
 is that of ``sort`` times the interpolation weights.  Counts and bin indices
 have no derivative; ``bincount`` and ``histogram`` weights do.
 """
+import builtins
 import math
 
 import numpy as np
@@ -31,7 +32,7 @@ __all__ = [
     "quantile", "percentile", "median", "nanquantile", "nanpercentile", "nanmedian",
     "cov", "corrcoef", "diff", "ediff1d", "gradient", "trapezoid", "count_nonzero",
     "bincount", "digitize", "histogram",
-]
+]  # more below
 
 
 def _concrete(x, name, what="its input"):
@@ -883,3 +884,131 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
                                widths), total)
     return hist, edges
 
+
+
+@implements(np.histogram_bin_edges)
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+    """The bin edges :func:`histogram` would use (``numpy.histogram_bin_edges``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Read for its concrete values.
+    bins : int, str or 1-D array_like
+    range : (float, float), optional
+    weights : array_like, optional
+        Read for their concrete values (some estimators use them).
+
+    Returns
+    -------
+    ndarray of float
+        Concrete (no derivative).
+
+    Raises
+    ------
+    TypeError
+        Under a transform without concrete values.
+    """
+    w = None if weights is None else _concrete(weights, "histogram_bin_edges", "weights")
+    return np.histogram_bin_edges(_concrete(a, "histogram_bin_edges", "a"), bins=bins,
+                                  range=range, weights=w)
+
+
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """Multidimensional histogram (``numpy.histogramdd``), differentiable in ``weights``.
+
+    Parameters
+    ----------
+    sample : (N, D) array_like or tracer, or a sequence of D 1-D arrays
+        Read for its concrete values.
+    bins : int, sequence of ints or sequence of edge arrays
+    range : sequence of (float, float), optional
+    density : bool, optional
+    weights : (N,) array_like or tracer, optional
+
+    Returns
+    -------
+    hist : array or tracer
+        float64 counts (as NumPy), or sums of the weights.
+    edges : list of ndarrays
+        Concrete.
+
+    Raises
+    ------
+    TypeError
+        Under a transform without concrete values.
+    ValueError
+        As NumPy.
+    """
+    if isinstance(sample, (list, tuple)):
+        sv = np.stack([_concrete(s, "histogramdd", "sample").ravel() for s in sample], axis=1)
+    else:
+        sv = _concrete(sample, "histogramdd", "sample")
+        if sv.ndim == 1:
+            sv = sv[:, None]
+    counts, edges = np.histogramdd(sv, bins=bins, range=range)
+    if weights is None and not density:
+        return counts, edges
+    n, d = sv.shape
+    nbin = np.array([len(e) + 1 for e in edges])
+    pos = []
+    for i in builtins.range(d):
+        c = np.searchsorted(edges[i], sv[:, i], side="right")
+        c[sv[:, i] == edges[i][-1]] -= 1
+        pos.append(c)
+    flat = np.ravel_multi_index(pos, nbin) if d else np.zeros(n, np.intp)
+    if weights is None:
+        hist = np.asarray(counts, dtype=np.float64)
+    else:
+        w = _float(ravel(_array(weights)))
+        if w.shape[0] != n:
+            raise ValueError("weights must have as many entries as sample has points")
+        full = at(np.zeros(int(np.prod(nbin)), dtype=w.dtype))[flat].add(w)
+        full = reshape(full, tuple(nbin))
+        core = tuple(slice(1, -1) for _ in builtins.range(d))
+        hist = full[core]
+    if density:
+        vol = np.ones(())
+        for i in builtins.range(d):
+            shp = [1] * d
+            shp[i] = -1
+            vol = vol * np.diff(edges[i]).reshape(shp)
+        hist = ops.div(ops.div(hist, vol), sum(hist))
+    return hist, edges
+
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """Two-dimensional histogram (``numpy.histogram2d``), differentiable in ``weights``.
+
+    Parameters
+    ----------
+    x, y : 1-D array_like or tracer
+        Read for their concrete values.
+    bins : int, [int, int], array or [array, array]
+    range : [[xmin, xmax], [ymin, ymax]], optional
+    density : bool, optional
+    weights : array_like or tracer, optional
+
+    Returns
+    -------
+    hist : array or tracer, shape (nx, ny)
+    xedges, yedges : ndarrays
+        Concrete.
+
+    Raises
+    ------
+    TypeError
+        Under a transform without concrete values.
+    """
+    try:
+        nb = len(bins)
+    except TypeError:
+        nb = 1
+    if nb != 1 and nb != 2:
+        bins = [np.asarray(bins), np.asarray(bins)]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+__all__ += ["histogram_bin_edges", "histogramdd", "histogram2d"]
