@@ -56,6 +56,11 @@ def _mat(x):
     return m @ tnp.transpose(m) + tnp.eye(2)
 
 
+def _ints(x):
+    """An int64 tracer from the traced vector (values 3, 5, 7, 9)."""
+    return tnp.astype(x * 10.0, np.int64)
+
+
 def _mat3(x):
     """A 2x2x2 stack of such matrices (batched linalg)."""
     return tnp.stack([_mat(x), 2.0 * _mat(x)])
@@ -165,6 +170,10 @@ ARGS = {
     "gcd": lambda f, x: f(np.array([4, 6]), 4), "lcm": lambda f, x: f(np.array([4, 6]), 4),
     "packbits": lambda f, x: f(x > 0.5), "unpackbits": lambda f, x: f(np.array([3], np.uint8)),
     "bitwise_count": lambda f, x: f(np.array([3])),
+    # integer functions: an integer tracer, cast from the traced vector
+    "bitwise_and": lambda f, x: f(_ints(x), 3), "bitwise_or": lambda f, x: f(_ints(x), 3),
+    "bitwise_xor": lambda f, x: f(_ints(x), 3), "bitwise_not": lambda f, x: f(_ints(x)),
+    "bitwise_invert": lambda f, x: f(_ints(x)), "invert": lambda f, x: f(_ints(x)),
     "result_type": lambda f, x: f(x, 1.0), "broadcast_shapes": lambda f, x: f((2, 1), (1, 3)), "promote_types": lambda f, x: f(np.float32, np.float64),
     "can_cast": lambda f, x: f(np.float32, np.float64),
     "isdtype": lambda f, x: f(np.float64, "real floating"),
