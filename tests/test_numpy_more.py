@@ -115,6 +115,10 @@ def test_copysign_edges():
     assert tg.grad(lambda x: tnp.copysign(x, -1.0))(2.0) == -1.0
     assert tg.grad(lambda x: tnp.copysign(x, -0.0))(-3.0) == 1.0
     assert tg.grad(lambda y: tnp.copysign(2.0, y))(-1.0) == 0.0
+    # at x1 = +-0 the derivative is the sign of x2, whatever the sign of zero (JAX)
+    for zero in (0.0, -0.0):
+        assert tg.grad(lambda x: tnp.copysign(x, 1.5))(zero) == 1.0
+        assert tg.grad(lambda x: tnp.copysign(x, -1.5))(zero) == -1.0
     same(tnp.copysign(np.float32([1.0, -2.0]), np.float32([-0.0, 3.0])),
          np.copysign(np.float32([1.0, -2.0]), np.float32([-0.0, 3.0])))
 
@@ -944,3 +948,67 @@ def test_histogramdd_histogram2d_and_bin_edges():
     same(tnp.histogram_bin_edges(x, bins="auto"), np.histogram_bin_edges(x, bins="auto"))
     _same_tree(tnp.mask_indices(3, tnp.triu, 1), np.mask_indices(3, np.triu, 1))
     same(tnp.frombuffer(np.arange(3.0).tobytes()), np.arange(3.0))
+
+
+# --------------------------------------------------------------------------
+# JAX (x64) as the oracle for first and second derivatives at special points
+
+JX = np.array([0.0, -0.0, 0.3, -1.7, 2.0, 1e-4])
+JY = np.array([2.0, 1.5, -0.7, 0.4, -3.0, 1.0])
+JZ = np.array([[3.0, 1.0, 2.0, 2.0, 5.0], [0.5, np.nan, 1.0, -2.0, 4.0]])
+JAX_UNARY = ["sinc", "deg2rad", "rad2deg", "nan_to_num", "frexp", "modf"]
+JAX_BINARY = ["fmod", "copysign", "logaddexp2", "heaviside", "float_power"]
+JAX_REDUCTIONS = [("median", (), {"axis": 1}), ("nanmedian", (), {"axis": 1}),
+                  ("quantile", (0.3,), {"axis": 1}), ("nanquantile", (0.7,), {"axis": 1}),
+                  ("nanpercentile", (35.0,), {"axis": 1, "method": "midpoint"}),
+                  ("nanmean", (), {}), ("nanstd", (), {"axis": 1}), ("nanvar", (), {"ddof": 1}),
+                  ("nanmax", (), {"axis": 1}), ("nansum", (), {}), ("nanprod", (), {"axis": 0})]
+
+
+@pytest.fixture(scope="module")
+def jnp():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax.numpy
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+@pytest.mark.parametrize("name", JAX_UNARY)
+def test_unary_derivatives_match_jax(jnp, name):
+    import jax  # lazy: optional oracle
+    f1 = lambda v: tnp.sum(_first(getattr(tnp, name)(v)))  # noqa: E731
+    f2 = lambda v: jnp.sum(_first(getattr(jnp, name)(v)))  # noqa: E731
+    # sinc near 0: JAX's quotient loses digits to cancellation, the series does not
+    rtol = 1e-8 if name == "sinc" else 1e-12
+    np.testing.assert_allclose(tg.grad(f1)(JX), jax.grad(f2)(JX), rtol=rtol)
+    np.testing.assert_allclose(tg.grad(lambda v: tnp.sum(tg.grad(f1)(v)))(JX),
+                               jax.grad(lambda v: jnp.sum(jax.grad(f2)(v)))(JX), rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", JAX_BINARY)
+def test_binary_derivatives_match_jax(jnp, name):
+    import jax  # lazy: optional oracle
+    x = np.abs(JX) + 0.5 if name == "float_power" else JX
+    f1 = lambda a, b: tnp.sum(getattr(tnp, name)(a, b))  # noqa: E731
+    f2 = lambda a, b: jnp.sum(getattr(jnp, name)(a, b))  # noqa: E731
+    for g, w in zip(tg.grad(f1, argnums=(0, 1))(x, JY), jax.grad(f2, argnums=(0, 1))(x, JY)):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, args, kw", JAX_REDUCTIONS, ids=[r[0] for r in JAX_REDUCTIONS])
+def test_nan_and_quantile_derivatives_match_jax(jnp, name, args, kw):
+    import jax  # lazy: optional oracle
+    f1 = lambda v: tnp.sum(getattr(tnp, name)(v, *args, **kw))  # noqa: E731
+    f2 = lambda v: jnp.sum(getattr(jnp, name)(v, *args, **kw))  # noqa: E731
+    np.testing.assert_allclose(f1(JZ), f2(JZ), rtol=1e-13)
+    np.testing.assert_allclose(tg.grad(f1)(JZ), jax.grad(f2)(JZ), rtol=1e-12)
+
+
+def test_fabs_at_zero_keeps_tracegrads_abs_convention(jnp):
+    # JAX gives 1 at +-0; tracegrad's abs (and so fabs) gives 0 there, its
+    # documented subgradient of smallest norm
+    same(tg.grad(lambda v: tnp.sum(tnp.fabs(v)))(np.array([0.0, -0.0])), np.zeros(2))
+    same(tg.grad(lambda v: tnp.sum(tnp.abs(v)))(np.array([0.0, -0.0])), np.zeros(2))

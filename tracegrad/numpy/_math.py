@@ -317,9 +317,9 @@ def copysign(x1, x2, /, out=None, **kwargs):
     Notes
     -----
     Computed as ``where(signbit(x1) != signbit(x2), -x1, x1)``: the
-    derivative in ``x1`` is ``+1`` or ``-1`` by the branch taken (at
-    ``x1 = +0.0`` with ``x2 > 0``: 1, the right-hand derivative), none in
-    ``x2``.
+    derivative in ``x1`` is ``+1`` or ``-1`` by the branch taken; at
+    ``x1 = +-0.0`` it is the sign of ``x2`` (JAX's value, the derivative
+    of ``|x1|`` or ``-|x1|`` from the right).  None in ``x2``.
     """
     _check("copysign", out, kwargs)
     x1, x2 = _binary(x1, x2)
@@ -328,8 +328,14 @@ def copysign(x1, x2, /, out=None, **kwargs):
     x1 = _floating(x1)
     x2 = _floating(x2)
     x1 = _cast(x1, result_type(x1, x2))
-    flip = ops.ne(_signbit(x1), _signbit(x2))
-    return ops.select(flip, ops.neg(x1), x1)
+    neg2 = _signbit(x2)
+    flip = ops.ne(_signbit(x1), neg2)
+    general = ops.select(flip, ops.neg(x1), x1)
+    # at x1 = +-0 the derivative is the sign of x2 (JAX's convention); x1 + 0.0
+    # turns -0.0 into +0.0 so the value keeps x2's sign exactly
+    at_zero = ops.add(x1, 0.0)
+    at_zero = ops.select(neg2, ops.neg(at_zero), at_zero)
+    return ops.select(ops.eq(x1, 0.0), at_zero, general)
 
 
 @implements(np.float_power)
@@ -736,12 +742,12 @@ def modf(x, /, out=None, **kwargs):
         return np.modf(x)
     x = _floating(x)
     t = ops.select(ops.lt(x, 0.0), ops.ceil(x), ops.floor(x))
-    t = ops.select(ops.eq(x, 0.0), x, t)  # keep the sign of zero
-    frac = ops.sub(x, t)
-    frac = ops.select(ops.isinf(x), ops.mul(ops.select(_signbit(x), ops.full_like(x, -0.0),
-                                                       ops.zeros_like(x)), 1.0), frac)
+    t = ops.stop_gradient(ops.select(ops.eq(x, 0.0), x, t))  # keep the sign of zero
     neg = _signbit(x)
-    frac = ops.select(ops.logical_and(ops.eq(frac, 0.0), neg), ops.full_like(x, -0.0), frac)
+    # -(t - x) for negative x: the same value, but -0.0 where the fraction is 0
+    frac = ops.select(neg, ops.neg(ops.sub(t, x)), ops.sub(x, t))
+    signed_zero = ops.select(neg, ops.full_like(x, -0.0), ops.zeros_like(x))
+    frac = ops.select(ops.isinf(x), signed_zero, frac)
     return frac, t
 
 
