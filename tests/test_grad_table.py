@@ -736,6 +736,215 @@ row("angle", "deg", lambda ns, x, y: ns.angle(x * (1 + 0.5j) + y, deg=True),
 row("abs", "complex", lambda ns, x, y: ns.abs(x + 1j * y), A((nonzero, S), (nonzero, S)))
 row("real", "of-real", lambda ns, x: ns.real(x) * 2.0, A((normal, S)))
 
+# more elementwise functions (tracegrad/numpy/_math.py)
+for _name, _dom in [("acos", unit), ("asin", unit), ("atan", normal), ("acosh", gt1),
+                    ("asinh", normal), ("atanh", unit), ("deg2rad", wide), ("rad2deg", normal),
+                    ("degrees", normal), ("radians", wide), ("sinc", wide), ("fabs", nonzero)]:
+    row(_name, "", lambda ns, x, _n=_name: getattr(ns, _n)(x), A((_dom, S)))
+row("sinc", "near-zero", lambda ns, x: ns.sinc(x * 1e-4), A((normal, S)), tol=1e-5)
+row("sinc", "0d", lambda ns, x: ns.sinc(x), A((unit, ())), extra=False)
+for _name, _dx, _dy in [("atan2", nonzero, nonzero), ("fmod", mod_x, mod_y),
+                        ("copysign", nonzero, nonzero), ("logaddexp2", wide, wide),
+                        ("pow", pos, exponent)]:
+    for _sx, _sy in [((2, 3), (2, 3)), ((3, 1), (1, 4))]:
+        row(_name, "" if _sx == _sy else "broadcast",
+            lambda ns, x, y, _n=_name: getattr(ns, _n)(x, y), A((_dx, _sx), (_dy, _sy)),
+            extra=_sx == _sy)
+row("fmod", "negative-divisor", lambda ns, x, y: ns.fmod(x, -y), A((mod_x, S), (mod_y, S)))
+row("float_power", "", lambda ns, x, y: ns.float_power(x, y), A((pos, S), (exponent, S)),
+    same_dtype=False)
+_H1 = np.array([[-1.0, 0.0, 2.0], [0.0, 0.5, -0.0]])
+row("heaviside", "", lambda ns, x: ns.heaviside(_H1.astype(x.dtype), x), A((normal, S)))
+row("nan_to_num", "finite", lambda ns, x: ns.nan_to_num(x * 2.0), A((normal, S)))
+row("real_if_close", "", lambda ns, x: ns.real_if_close(x) * x, A((normal, S)))
+_E = np.array([[1, -2, 0], [3, 0, -1]])
+row("ldexp", "", lambda ns, x: ns.ldexp(x, _E), A((normal, S)))
+row("frexp", "mantissa", lambda ns, x: ns.frexp(x)[0], A((distinct_abs, S)))
+row("concat", "", lambda ns, x, y: ns.concat([x, y], axis=1), A((normal, S), (normal, (2, 1))))
+row("permute_dims", "", lambda ns, x: ns.permute_dims(x, (2, 0, 1)), A((normal, S3)))
+row("matrix_transpose", "", lambda ns, x: ns.matrix_transpose(x), A((normal, S3)))
+
+# NaN-ignoring reductions (tracegrad/numpy/_nan.py): NaNs added through a mask
+_NANS = np.array([[0.0, np.nan, 0.0, 0.0], [0.0, 0.0, 0.0, np.nan], [np.nan, 0.0, 0.0, 0.0]])
+
+
+def _with_nans(x):
+    return x + _NANS.astype(x.dtype)
+
+
+for _variant, _kw in [("", {}), ("axis=1", {"axis": 1}), ("axis=0-keepdims", {"axis": 0, "keepdims": True})]:
+    for _name, _dom in [("nansum", normal), ("nanprod", nonzero), ("nanmean", normal),
+                        ("nanvar", normal), ("nanstd", normal), ("nanmax", distinct),
+                        ("nanmin", distinct)]:
+        row(_name, _variant, lambda ns, x, _n=_name, _kw=_kw: getattr(ns, _n)(_with_nans(x), **_kw),
+            A((_dom, (3, 4))))
+row("nanvar", "ddof=1", lambda ns, x: ns.nanvar(_with_nans(x), axis=1, ddof=1), A((normal, (3, 4))))
+row("nanstd", "ddof=1", lambda ns, x: ns.nanstd(_with_nans(x), ddof=1), A((normal, (3, 4))))
+row("nancumsum", "", lambda ns, x: ns.nancumsum(_with_nans(x), axis=1), A((normal, (3, 4))))
+row("nancumprod", "", lambda ns, x: ns.nancumprod(_with_nans(x), axis=0), A((nonzero, (3, 4))))
+
+# quantiles and statistics (tracegrad/numpy/_statistics.py)
+for _m in ["linear", "lower", "higher", "nearest", "midpoint", "hazen", "weibull",
+           "median_unbiased", "normal_unbiased", "interpolated_inverted_cdf"]:
+    row("quantile", _m, lambda ns, x, _m=_m: ns.quantile(x, [0.1, 0.35, 0.9], axis=1, method=_m),
+        A((distinct, (3, 5))))
+row("quantile", "axis=None-keepdims", lambda ns, x: ns.quantile(x, 0.3, keepdims=True), A((distinct, S)))
+row("percentile", "", lambda ns, x: ns.percentile(x, [20.0, 75.0], axis=0), A((distinct, (5, 3))))
+row("median", "even", lambda ns, x: ns.median(x, axis=1), A((distinct, (3, 4))))
+row("median", "odd", lambda ns, x: ns.median(x), A((distinct, (5,))))
+row("nanquantile", "", lambda ns, x: ns.nanquantile(_with_nans(x), [0.2, 0.6], axis=1),
+    A((distinct, (3, 4))))
+row("nanpercentile", "", lambda ns, x: ns.nanpercentile(_with_nans(x), 40.0, axis=0), A((distinct, (3, 4))))
+row("nanmedian", "", lambda ns, x: ns.nanmedian(_with_nans(x), axis=1), A((distinct, (3, 4))))
+row("cov", "", lambda ns, x: ns.cov(x), A((normal, (3, 5))), same_dtype=False)
+row("cov", "rowvar=False-bias", lambda ns, x: ns.cov(x, rowvar=False, bias=True), A((normal, (5, 2))), same_dtype=False)
+row("cov", "y", lambda ns, x, y: ns.cov(x, y), A((normal, (5,)), (normal, (2, 5))), same_dtype=False)
+_FW = np.array([1, 2, 1, 3, 1])
+row("cov", "weights", lambda ns, x, w: ns.cov(x, fweights=_FW, aweights=w * w + 0.5, ddof=0),
+    A((normal, (2, 5)), (normal, (5,))), same_dtype=False)
+row("corrcoef", "", lambda ns, x: ns.corrcoef(x), A((normal, (3, 5))), same_dtype=False)
+row("diff", "", lambda ns, x: ns.diff(x), A((normal, S3)))
+row("diff", "n=2-axis=0", lambda ns, x: ns.diff(x, n=2, axis=0), A((normal, (4, 3))))
+row("diff", "prepend-append", lambda ns, x, y: ns.diff(x, prepend=y, append=1.5), A((normal, S), (normal, (2, 1))),
+    same_dtype=False)  # NumPy: the float64 scalar 1.5 promotes
+row("ediff1d", "", lambda ns, x, y: ns.ediff1d(x, to_begin=y, to_end=[2.0]), A((normal, S), (normal, (2,))))
+_COORDS = np.array([0.0, 0.5, 1.75, 2.0, 3.5])
+row("gradient", "", lambda ns, x: ns.gradient(x), A((normal, (4, 5))))
+row("gradient", "edge_order=2-spacing", lambda ns, x: ns.gradient(x, 0.5, axis=1, edge_order=2), A((normal, (4, 5))))
+row("gradient", "coordinates", lambda ns, x, c: ns.gradient(x, c + _COORDS, axis=-1),
+    A((normal, (2, 5)), (lambda r, s: 0.05 * r.standard_normal(s), (5,))))
+row("gradient", "coordinates-edge_order=2", lambda ns, x, c: ns.gradient(x, c + _COORDS, edge_order=2),
+    A((normal, (5,)), (lambda r, s: 0.05 * r.standard_normal(s), (5,))))
+row("trapezoid", "", lambda ns, x: ns.trapezoid(x), A((normal, S3)))
+row("trapezoid", "x", lambda ns, y, c: ns.trapezoid(y, c + _COORDS[:3], axis=1),
+    A((normal, (2, 3)), (lambda r, s: 0.05 * r.standard_normal(s), (3,))), same_dtype=False)
+row("trapezoid", "dx-axis=0", lambda ns, y: ns.trapezoid(y, dx=0.25, axis=0), A((normal, S)))
+_BINS_X = np.array([0, 3, 3, 1, 5, 0])
+row("bincount", "weights", lambda ns, w: ns.bincount(_BINS_X, weights=w, minlength=7), A((normal, (6,))))
+_HIST_X = np.array([0.1, 0.9, 0.45, 0.3, 0.75, 0.6])
+row("histogram", "weights", lambda ns, w: ns.histogram(_HIST_X, bins=3, weights=w)[0], A((normal, (6,))))
+row("histogram", "density", lambda ns, w: ns.histogram(_HIST_X, bins=[0.0, 0.5, 1.0], weights=w * w + 1.0,
+                                                    density=True)[0], A((normal, (6,))),
+    same_dtype=False)  # NumPy divides by float64 bin widths
+
+# index helpers (tracegrad/numpy/_index_tricks.py)
+# np.r_ and np.c_ are objects, not functions: their NumPy spelling cannot dispatch
+row("r_", "", lambda ns, x, y: ns.r_[x, 1.5, y, 0:2], A((normal, (3,)), (normal, (2,))),
+    numpy_dispatch=False, same_dtype=False)  # the int64 slice promotes float32, as in NumPy
+row("r_", "directive", lambda ns, x, y: ns.r_["0,2,0", x, y], A((normal, (3,)), (normal, (3,))),
+    numpy_dispatch=False)
+row("c_", "", lambda ns, x, y: ns.c_[x, y], A((normal, (3,)), (normal, (3, 2))), numpy_dispatch=False)
+row("meshgrid", "xy", lambda ns, x, y: ns.meshgrid(x, y), A((normal, (3,)), (normal, (2,))))
+row("meshgrid", "ij-sparse", lambda ns, x, y, z: ns.meshgrid(x, y, z, indexing="ij", sparse=True),
+    A((normal, (3,)), (normal, (2,)), (normal, (2,))))
+row("ix_", "values", lambda ns, x, y: ns.ix_(x, y), A((normal, (3,)), (normal, (2,))))
+row("select", "", lambda ns, x, y: ns.select([x > 0.5, x < -0.5], [x * y, y], 1.5),
+    A((clip_x, S), (normal, S)))
+row("piecewise", "", lambda ns, x: ns.piecewise(x, [x < -1.0, x > 1.0], [lambda v: -v, lambda v: v * v,
+                                                                       lambda v: ns.sin(v)]),
+    A((clip_x, S)))
+row("choose", "", lambda ns, x, y: ns.choose(np.array([[0, 1, 1], [1, 0, 2]]), [x, y, 2.0]),
+    A((normal, S), (normal, (3,))))
+row("compress", "", lambda ns, x: ns.compress([True, False, True], x, axis=1), A((normal, S)))
+row("extract", "", lambda ns, x: ns.extract(_COND, x), A((normal, S)))
+
+# partial sorting and sets (tracegrad/numpy/_sets.py); repeated values come from
+# the same tracer, so they stay equal when check_grads perturbs the input
+row("partition", "kth", lambda ns, x: ns.partition(x, 2, axis=1)[:, 2], A((distinct, (2, 5))))
+row("partition", "kth-list-axis=None", lambda ns, x: ns.partition(x, [0, 4], axis=None)[np.array([0, 4])],
+    A((distinct, (2, 3))))
+
+
+def _dups(ns, x):
+    return ns.concatenate([ns.ravel(x), ns.ravel(x)[np.array([4, 0, 4])]])
+
+
+row("unique", "", lambda ns, x: ns.unique(_dups(ns, x)), A((distinct, S)))
+row("unique", "axis=0", lambda ns, x: ns.unique(ns.concatenate([x, x[:1]]), axis=0), A((distinct, S)))
+row("unique_values", "", lambda ns, x: ns.unique_values(_dups(ns, x)), A((distinct, S)))
+row("unique_counts", "", lambda ns, x: ns.unique_counts(_dups(ns, x)).values, A((distinct, S)))
+row("unique_inverse", "", lambda ns, x: ns.unique_inverse(_dups(ns, x)).values, A((distinct, S)))
+row("unique_all", "", lambda ns, x: ns.unique_all(_dups(ns, x)).values, A((distinct, S)))
+row("intersect1d", "", lambda ns, x: ns.intersect1d(x, x[1, :2]), A((distinct, S)))
+row("union1d", "", lambda ns, x, y: ns.union1d(_dups(ns, x), y), A((distinct, S), (distinct_abs, (2,))))
+row("setdiff1d", "", lambda ns, x: ns.setdiff1d(_dups(ns, x), x[0]), A((distinct, S)))
+row("setxor1d", "", lambda ns, x, y: ns.setxor1d(x[0], ns.concatenate([x[0, :1], y])),
+    A((distinct, S), (distinct_abs, (2,))))
+
+# rearranging and applying (tracegrad/numpy/_arrange.py)
+row("copy", "", lambda ns, x: ns.copy(x) * 2.0, A((normal, S)))
+row("block", "", lambda ns, x, y: ns.block([[x, y], [y, x]]), A((normal, S), (normal, (2, 2))))
+row("unstack", "", lambda ns, x: ns.unstack(x, axis=1), A((normal, S3)))
+row("rot90", "", lambda ns, x: ns.rot90(x), A((normal, S)))
+row("rot90", "k=-1-axes", lambda ns, x: ns.rot90(x, -1, axes=(2, 0)), A((normal, S3)))
+row("rot90", "k=2", lambda ns, x: ns.rot90(x, 2), A((normal, S)))
+row("rollaxis", "", lambda ns, x: ns.rollaxis(x, 2), A((normal, S3)))
+row("hsplit", "", lambda ns, x: ns.hsplit(x, 3), A((normal, S)))
+row("vsplit", "", lambda ns, x: ns.vsplit(x, [1]), A((normal, (3, 2))))
+row("dsplit", "", lambda ns, x: ns.dsplit(x, 2), A((normal, S3)))
+row("insert", "", lambda ns, x, y: ns.insert(x, [1, 1, 3], y, axis=1), A((normal, S), (normal, (3,))))
+row("insert", "scalar-index", lambda ns, x, y: ns.insert(x, 2, y), A((normal, S), (normal, (2,))))
+row("delete", "", lambda ns, x: ns.delete(x, [0, 2], axis=1), A((normal, S)))
+row("resize", "", lambda ns, x: ns.resize(x, (4, 2)), A((normal, (5,))))
+row("trim_zeros", "", lambda ns, x: ns.trim_zeros(ns.concatenate([np.zeros(2), x, np.zeros(1)])),
+    A((nonzero, (3,))), same_dtype=False)  # the float64 zeros promote, as in NumPy
+row("logspace", "", lambda ns, a, b: ns.logspace(a, b, 5), A((normal, ()), (normal, ())))
+row("logspace", "base", lambda ns, a, b: ns.logspace(a, b, 4, endpoint=False, base=2.0),
+    A((normal, ()), (normal, ())))
+row("geomspace", "", lambda ns, a, b: ns.geomspace(a, b, 5), A((pos, ()), (gt1, ())), same_dtype=False)
+row("apply_along_axis", "", lambda ns, x: ns.apply_along_axis(lambda r: r * ns.sum(r), 1, x),
+    A((normal, S3)))
+row("apply_over_axes", "", lambda ns, x: ns.apply_over_axes(ns.sum, x, [0, 2]), A((normal, S3)))
+row("vectorize", "", lambda ns, x, y: ns.vectorize(lambda a, b: a * b + a)(x, y), A((normal, S), (normal, (3,))),
+    numpy_dispatch=False, same_dtype=False)
+
+# products, signals and polynomials (_signal.py, _polynomial.py)
+row("kron", "", lambda ns, x, y: ns.kron(x, y), A((normal, S), (normal, (2, 2))))
+row("kron", "1d-2d", lambda ns, x, y: ns.kron(x, y), A((normal, (3,)), (normal, (2, 2))))
+row("cross", "", lambda ns, x, y: ns.cross(x, y), A((normal, (4, 3)), (normal, (3,))))
+row("cross", "2-and-3", lambda ns, x, y: ns.cross(x, y, axis=0), A((normal, (2, 4)), (normal, (3, 4))))
+for _mode in ("full", "same", "valid"):
+    row("convolve", _mode, lambda ns, x, y, _m=_mode: ns.convolve(x, y, _m), A((normal, (5,)), (normal, (3,))))
+    row("correlate", _mode, lambda ns, x, y, _m=_mode: ns.correlate(x, y, _m), A((normal, (3,)), (normal, (5,))))
+_XP = np.array([-1.0, 0.0, 0.5, 2.0])
+row("interp", "", lambda ns, x, fp: ns.interp(x, _XP, fp), A((sep_lo, S), (normal, (4,))), same_dtype=False)
+row("interp", "traced-xp", lambda ns, x, d, fp: ns.interp(x, _XP + d, fp, left=-3.0, right=3.0),
+    A((sep_lo, (5,)), (lambda r, s: 0.01 * r.standard_normal(s), (4,)), (normal, (4,))), same_dtype=False)
+row("polyval", "", lambda ns, p, x: ns.polyval(p, x), A((normal, (4,)), (normal, S)))
+row("polyder", "", lambda ns, p: ns.polyder(p, 2), A((normal, (5,))),
+    same_dtype=False)  # NumPy multiplies by an int64 arange: float32 becomes float64
+row("polyint", "", lambda ns, p: ns.polyint(p, 2, k=[1.0, 2.0]), A((normal, (4,))), same_dtype=False)
+# NumPy's vander promotes with int: float32 becomes float64
+row("vander", "", lambda ns, x: ns.vander(x, 4), A((normal, (3,))), same_dtype=False)
+row("vander", "increasing", lambda ns, x: ns.vander(x, increasing=True), A((normal, (4,))),
+    same_dtype=False)
+_FIT_X = np.array([-1.0, -0.4, 0.1, 0.7, 1.3, 2.0])
+row("polyfit", "", lambda ns, x, y: ns.polyfit(x + _FIT_X, y, 2),
+    A((lambda r, s: 0.05 * r.standard_normal(s), (6,)), (normal, (6,))), same_dtype=False, tol=1e-5)
+row("polyfit", "weights-2d", lambda ns, y, w: ns.polyfit(_FIT_X, y, 1, w=w * w + 0.5),
+    A((normal, (6, 2)), (normal, (6,))), same_dtype=False, tol=1e-5)
+
+# more (tracegrad/numpy/_math.py, _polynomial.py, _arrange.py)
+row("divmod", "remainder", lambda ns, x, y: ns.divmod(x, y)[1], A((mod_x, S), (mod_y, S)))
+row("modf", "fraction", lambda ns, x: ns.modf(x)[0], A((frac, S)))
+_PHASE = np.array([0.0, 3.0, 6.5, 2.5, 3.5, 10.0])
+row("unwrap", "", lambda ns, x: ns.unwrap(x + _PHASE), A((lambda r, s: 0.1 * r.standard_normal(s), (6,))),
+    same_dtype=False)
+row("polyadd", "", lambda ns, x, y: ns.polyadd(x, y), A((normal, (3,)), (normal, (5,))))
+row("polysub", "", lambda ns, x, y: ns.polysub(x, y), A((normal, (4,)), (normal, (2,))))
+row("polymul", "", lambda ns, x, y: ns.polymul(x, y), A((normal, (3,)), (normal, (4,))))
+row("polydiv", "", lambda ns, u, v: ns.polydiv(u, v + np.array([3.0, 0.0, 0.0])), A((normal, (5,)), (normal, (3,))),
+    same_dtype=False)  # the float64 shift promotes, as in NumPy
+row("poly", "", lambda ns, z: ns.poly(z), A((normal, (4,))), same_dtype=False)
+row("diagflat", "", lambda ns, x: ns.diagflat(x, -1), A((normal, S)))
+
+_HIST_Y = np.array([0.5, 0.2, 0.8, 0.35, 0.1, 0.95])
+row("histogram2d", "weights", lambda ns, w: ns.histogram2d(_HIST_X, _HIST_Y, bins=2, weights=w)[0],
+    A((normal, (6,))))
+row("histogramdd", "weights-density", lambda ns, w: ns.histogramdd(np.stack([_HIST_X, _HIST_Y], 1), bins=(2, 3),
+                                                                  weights=w * w + 1.0, density=True)[0],
+    A((normal, (6,))), same_dtype=False)  # NumPy divides by float64 bin volumes
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

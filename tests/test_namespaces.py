@@ -20,7 +20,8 @@ from tracegrad.primitives import ops
 PRIMITIVE_MODULES = ["structural", "elementwise", "reductions", "indexing", "linalg", "nn"]
 NUMPY_MODULES = [
     "_core", "_elementwise", "_reductions", "_shape", "_join", "_flip_pad", "_diagonal",
-    "_selection", "_indexing", "_products",
+    "_selection", "_indexing", "_products", "_math", "_nan", "_statistics", "_index_tricks",
+    "_sets", "_arrange", "_signal", "_polynomial",
 ]
 CASES = [
     (ops, "tracegrad.primitives", PRIMITIVE_MODULES, set()),

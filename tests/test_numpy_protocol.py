@@ -109,12 +109,12 @@ def test_tracer_attributes_and_python_conversions():
 
 @pytest.mark.parametrize("call, name", [
     (lambda x: np.fft.fft(x), "fft"),
-    (lambda x: np.unique(x), "unique"),
-    (lambda x: np.histogram(x), "histogram"),
-    (lambda x: np.polyfit(x, x, 1), "polyfit|lstsq|vander"),
+    (lambda x: np.i0(x), "i0"),
+    (lambda x: np.nextafter(x, x), "nextafter"),
+    (lambda x: np.roots(x), "roots"),
     (lambda x: np.gcd(x, x), "gcd"),
     (lambda x: np.add.reduceat(x, [0, 1]), "add"),
-], ids=["fft", "unique", "histogram", "polyfit", "gcd-ufunc", "ufunc-reduceat"])
+], ids=["fft", "i0", "nextafter", "roots", "gcd-ufunc", "ufunc-reduceat"])
 def test_numpy_function_without_rule_raises_typeerror_naming_it(call, name):
     with pytest.raises(TypeError, match=name):
         tg.grad(lambda x: np.sum(call(x)))(X)
