@@ -1,8 +1,8 @@
 """Coverage of ``tracegrad.numpy`` against JAX's and HIPS autograd's namespaces.
 
-    python benchmarks/coverage.py               # percentages and the missing names
-    python benchmarks/coverage.py --markdown    # the same as Markdown, for the README
-    python benchmarks/coverage.py --verbose     # also the error of every failed call
+    python benchmarks/api_coverage.py               # percentages and the missing names
+    python benchmarks/api_coverage.py --markdown    # the same as Markdown, for the README
+    python benchmarks/api_coverage.py --verbose     # also the error of every failed call
 
 Introspects the installed libraries (nothing is hard-coded but the argument
 table below):
@@ -31,14 +31,8 @@ README quotes.
 """
 import argparse
 import importlib
-import os
 import sys
 import warnings
-
-# run as a script, this folder is sys.path[0]; drop it so that this file does
-# not shadow the ``coverage`` package that Numba imports
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
 
 import numpy as np
 
