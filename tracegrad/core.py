@@ -44,6 +44,7 @@ __all__ = [
     "UnexpectedTracerError",
     "current_trace",
     "new_trace",
+    "TracerConversionError",
     "get_aval",
     "concrete_value",
 ]
@@ -145,6 +146,11 @@ def current_trace():
     return _ctx.trace
 
 
+class TracerConversionError(TypeError):
+    """``float()`` or ``complex()`` of a traced value (which would drop its
+    derivative), raised explicitly or through NumPy (``a[i] = tracer``)."""
+
+
 class new_trace:
     """Context manager running its body under a new trace.
 
@@ -164,9 +170,14 @@ class new_trace:
         _ctx.trace = self.trace
         return self.trace
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         _ctx.trace = self.prev
         self.trace.alive = False
+        if exc_type is ValueError and isinstance(exc.__cause__, TracerConversionError):
+            # NumPy's float store (a[i] = tracer) replaces the tracer's
+            # TypeError by its own "setting an array element with a
+            # sequence"; hand the user the one that names the fix
+            raise exc.__cause__.with_traceback(tb) from None
         return False
 
 
@@ -285,10 +296,10 @@ class ArrayTracer(Tracer):
         return bool(concrete_value(self))
 
     def __float__(self):
-        raise TypeError(self._conversion_message("float"))
+        raise TracerConversionError(self._conversion_message("float"))
 
     def __complex__(self):
-        raise TypeError(self._conversion_message("complex"))
+        raise TracerConversionError(self._conversion_message("complex"))
 
     def _conversion_message(self, kind):
         return (
