@@ -12,7 +12,9 @@ is built from, chosen by the static parameter ``fft_type``:
              parts of the zero and, for even ``n``, Nyquist frequencies are
              ignored, as NumPy and pocketfft do)
 
-over the axes ``axes`` (distinct, non-negative, in order: for the real
+(real input to the complex transforms is read as complex with zero
+imaginary part, and its cotangent is the real part of the transpose) over
+the axes ``axes`` (distinct, non-negative, in order: for the real
 transforms the last one is the halved axis), with transform lengths
 ``lengths`` (equal to the input's sizes there, except for ``"IRFFT"``
 whose input has ``lengths[-1] // 2 + 1`` entries on the last axis).
@@ -91,7 +93,7 @@ def _fft_aval(x, *, fft_type, axes, lengths):
         for a, n in zip(axes, lengths):
             shape[a] = n
         return ShapedArray(tuple(shape), real_dtype(x.dtype))
-    return ShapedArray(tuple(shape), x.dtype)
+    return ShapedArray(tuple(shape), complex_dtype(x.dtype))
 
 
 def _multiplicity(n, axis, ndim, dtype):
@@ -109,7 +111,8 @@ def _multiplicity(n, axis, ndim, dtype):
 
 def _fft_transpose(ct, ans, x, *, fft_type, axes, lengths):
     if fft_type in ("FFT", "IFFT"):
-        return fft_p.bind(ct, fft_type=fft_type, axes=axes, lengths=lengths)
+        out = fft_p.bind(ct, fft_type=fft_type, axes=axes, lengths=lengths)
+        return ops.convert_element_type(out, dtype_of(x))  # real part for a real x
     nd = len(shape_of(ct))
     total = float(math.prod(lengths))
     if fft_type == "RFFT":
