@@ -133,6 +133,7 @@ from .linalg import (
     solve,
     svd,
 )
+from .fft import fft
 from .nn import (
     erf,
     gelu,
@@ -190,6 +191,7 @@ __all__ = [
     "expm1",
     "extremum_grad",
     "extremum_tangent",
+    "fft",
     "floor",
     "floor_divide",
     "full_like",

@@ -945,6 +945,37 @@ row("histogramdd", "weights-density", lambda ns, w: ns.histogramdd(np.stack([_HI
                                                                   weights=w * w + 1.0, density=True)[0],
     A((normal, (6,))), same_dtype=False)  # NumPy divides by float64 bin volumes
 
+# numpy.fft: real functions of real inputs (complex intermediates), every
+# transform, n/s larger and smaller than the input, odd and even lengths,
+# all three norms; tests/test_fft.py checks complex values against JAX
+_Z = (normal, (3, 4))
+row("fft.fft", "n=5-axis=0", lambda ns, x, y: ns.real(ns.fft.fft(x + 1j * y, n=5, axis=0) * (0.3 - 1.1j)),
+    A(_Z, _Z))
+row("fft.fft", "real-ortho-crop", lambda ns, x: ns.imag(ns.fft.fft(x, n=3, norm="ortho")), A(_Z))
+row("fft.ifft", "n=3-forward", lambda ns, x, y: ns.real(ns.fft.ifft(x + 1j * y, n=3, norm="forward") * (1 + 2j)),
+    A(_Z, _Z))
+row("fft.fft2", "", lambda ns, x: ns.abs(ns.fft.fft2(x)) ** 2, A(_Z))
+row("fft.ifft2", "s", lambda ns, x, y: ns.imag(ns.fft.ifft2(x + 1j * y, s=(4, 2))), A(_Z, _Z))
+row("fft.fftn", "axes-ortho", lambda ns, x: ns.real(ns.fft.fftn(x * (1 + 0.5j), axes=(0, 2), norm="ortho")),
+    A((normal, (2, 3, 4))))
+row("fft.ifftn", "", lambda ns, x, y: ns.imag(ns.fft.ifftn(x + 1j * y)), A(_Z, _Z))
+row("fft.rfft", "n=6", lambda ns, x: ns.abs(ns.fft.rfft(x, n=6)) ** 2, A(_Z))
+row("fft.rfft", "odd-axis=0-forward", lambda ns, x: ns.imag(ns.fft.rfft(x, axis=0, norm="forward")),
+    A((normal, (5, 2))))
+row("fft.irfft", "filter", lambda ns, x, w: ns.fft.irfft(ns.fft.rfft(x) * w), A((normal, (2, 6)), (normal, (4,))))
+row("fft.irfft", "even-complex", lambda ns, x, y: ns.fft.irfft(x + 1j * y), A(_Z, _Z))
+row("fft.irfft", "n=7-ortho", lambda ns, x, y: ns.fft.irfft(x + 1j * y, n=7, norm="ortho"), A(_Z, _Z))
+row("fft.rfft2", "", lambda ns, x: ns.real(ns.fft.rfft2(x)) + ns.imag(ns.fft.rfft2(x)) ** 2, A(_Z))
+row("fft.irfft2", "s", lambda ns, x, y: ns.fft.irfft2(x + 1j * y, s=(2, 5)), A(_Z, _Z))
+row("fft.rfftn", "s-axes", lambda ns, x: ns.imag(ns.fft.rfftn(x, s=(3, 4), axes=(1, 0))), A((normal, (2, 5))))
+row("fft.irfftn", "ortho", lambda ns, x, y: ns.fft.irfftn(x + 1j * y, axes=(0, 1), norm="ortho"), A(_Z, _Z))
+row("fft.hfft", "n=5", lambda ns, x, y: ns.fft.hfft(x + 1j * y, n=5), A(_Z, _Z))
+row("fft.ihfft", "", lambda ns, x: ns.imag(ns.fft.ihfft(x, norm="ortho")) + ns.real(ns.fft.ihfft(x)), A(_Z))
+row("fft.fftshift", "", lambda ns, x: ns.fft.fftshift(x), A((normal, (3, 4))))
+row("fft.ifftshift", "axes", lambda ns, x: ns.fft.ifftshift(x, axes=0), A((normal, (5, 2))))
+row("fft.fftfreq", "d", lambda ns, d: ns.fft.fftfreq(5, d), A((pos, ())), same_dtype=False)
+row("fft.rfftfreq", "d", lambda ns, d: ns.fft.rfftfreq(6, d), A((pos, ())), same_dtype=False)
+
 IDS = [r.id for r in TABLE]
 assert len(set(IDS)) == len(IDS), "duplicate row ids"
 

@@ -17,7 +17,7 @@ import pytest
 import tracegrad.numpy as tnp
 from tracegrad.primitives import ops
 
-PRIMITIVE_MODULES = ["structural", "elementwise", "reductions", "indexing", "linalg", "nn"]
+PRIMITIVE_MODULES = ["structural", "elementwise", "reductions", "indexing", "linalg", "fft", "nn"]
 NUMPY_MODULES = [
     "_core", "_elementwise", "_reductions", "_shape", "_join", "_flip_pad", "_diagonal",
     "_selection", "_indexing", "_products", "_math", "_nan", "_statistics", "_index_tricks",
@@ -25,7 +25,7 @@ NUMPY_MODULES = [
 ]
 CASES = [
     (ops, "tracegrad.primitives", PRIMITIVE_MODULES, set()),
-    (tnp, "tracegrad.numpy", NUMPY_MODULES, {"linalg"}),
+    (tnp, "tracegrad.numpy", NUMPY_MODULES, {"linalg", "fft"}),
 ]
 
 

@@ -385,6 +385,16 @@ case(
     V([real(3, 4), real(4)], {"spec": "ij,j->i", "optimize": False}),
 )
 _la = dict(rtol32=2e-4)
+# the fft primitive: each transform type, one and several axes (not in order)
+case(
+    "fft",
+    V([cplx(3, 4)], {"fft_type": "FFT", "axes": (1,), "lengths": (4,)}, C),
+    V([cplx(2, 3, 4)], {"fft_type": "IFFT", "axes": (2, 0), "lengths": (4, 2)}, C),
+    V([real(3, 5)], {"fft_type": "RFFT", "axes": (0, 1), "lengths": (3, 5)}, F),
+    V([real(4, 2)], {"fft_type": "RFFT", "axes": (0,), "lengths": (4,)}, F),
+    V([cplx(3, 4)], {"fft_type": "IRFFT", "axes": (1,), "lengths": (6,)}, C),
+    V([cplx(2, 3, 4)], {"fft_type": "IRFFT", "axes": (2, 0), "lengths": (4, 2)}, C),
+)
 case("inv", V([wellcond(3, 3)], {}, **_la), V([wellcond(2, 3, 3)], {}, **_la))
 case(
     "solve",

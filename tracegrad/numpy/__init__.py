@@ -19,6 +19,7 @@ Every public name is imported below from the module that defines it:
 ``_indexing``     ``x[idx]`` and ``at[idx]`` updates
 ``_products``     matmul, dot, einsum, outer and the other products
 ``linalg``        ``tracegrad.numpy.linalg``
+``fft``           ``tracegrad.numpy.fft``
 ``_math``         array-API aliases, angles, sinc, fmod, copysign, frexp/ldexp, isclose
 ``_nan``          NaN-ignoring reductions
 ``_statistics``   quantiles, cov, corrcoef, diff, gradient, trapezoid, counting
@@ -236,6 +237,7 @@ from ._products import (
     vecmat,
 )
 from . import linalg
+from . import fft
 from ._math import (
     acos,
     acosh,
@@ -539,6 +541,7 @@ __all__ = [
     "extract",
     "eye",
     "fabs",
+    "fft",
     "fill_diagonal",
     "fix",
     "flatnonzero",
