@@ -1096,7 +1096,9 @@ def lstsq(a, b, rcond=None):
         Squared 2-norms of the columns of ``b - a @ x``, only when the rank
         is ``N`` and ``M > N`` (else empty), as NumPy.
     rank : int
-        The rank of ``a`` (concrete).
+        The rank of ``a`` (concrete; inside ``vmap``, where there is no
+        concrete value, a traced integer, and ``residuals`` are then returned
+        whenever ``M > N``).
     s : array or tracer, shape ``(min(M, N),)``
         Singular values of ``a``.
 
@@ -1122,9 +1124,20 @@ def lstsq(a, b, rcond=None):
     r = _rtol_of(a, rcond, None, "lstsq")
     x = _tnp_matmul(_pinv(a, r), b)
     s = svd(a, compute_uv=False)
-    sv = np.asarray(concrete_value(s))
-    rank = int(np.count_nonzero(sv > r * sv.max())) if sv.size else 0
-    if rank == n and m > n:
+    try:
+        sv = np.asarray(concrete_value(s))
+    except Exception:  # inside vmap: no single concrete value
+        sv = None
+    if sv is not None:
+        rank = int(np.count_nonzero(sv > r * sv.max())) if sv.size else 0
+        full = rank == n
+    else:
+        # a traced rank; the residuals' shape cannot depend on it, so they are
+        # returned whenever m > n (they are meaningless if the rank is < n)
+        keep = ops.gt(s, ops.mul(_smax(s), r))
+        rank = ops.reduce_sum(ops.convert_element_type(keep, np.int64), (len(s.shape) - 1,))
+        full = True
+    if full and m > n:
         res = ops.sub(b, _tnp_matmul(a, x))
         res = ops.abs(res) if np.dtype(res.dtype).kind == "c" else res
         residuals = ops.reduce_sum(ops.mul(res, res), (0,))
@@ -1173,7 +1186,11 @@ def cond(x, p=None):
         last = ops.reshape(ops.slice(s, (0,) * (len(s.shape) - 1) + (k - 1,), s.shape[:-1] + (k,)),
                            s.shape[:-1])
         with np.errstate(divide="ignore", invalid="ignore"):
-            return ops.div(last, first) if p == -2 else ops.div(first, last)
+            r = ops.div(last, first) if p == -2 else ops.div(first, last)
+        # NumPy: a nan from 0 / 0 (a zero matrix) is inf unless x holds a nan
+        nd = len(x.shape)
+        x_nan = ops.reduce_any(ops.isnan(x), (nd - 2, nd - 1))
+        return ops.select(ops.logical_and(ops.isnan(r), ops.logical_not(x_nan)), np.inf, r)
     check_square(x, "cond")
     xv = np.asarray(concrete_value(x))
     if np.any(np.isinf(np.linalg.cond(xv, p))):
