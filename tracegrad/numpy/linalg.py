@@ -25,6 +25,14 @@ Derivatives and where they are undefined
   ``full_matrices=False`` for non-square input.
 * ``qr``: derivatives need full rank (an invertible leading block of ``R``)
   and ``mode='reduced'`` for tall input.
+* ``svd(full_matrices=True)`` of a non-square matrix and
+  ``qr(mode='complete')`` of a tall one have no derivative (the extra
+  columns are an arbitrary basis of a complement; JAX raises as well).
+* ``pinv``, ``lstsq``: derivatives hold where the rank is locally constant
+  (rank-deficient input included; Golub and Pereyra 1973).
+* ``eig``, ``eigvals``: always complex results (JAX's convention);
+  derivatives need distinct eigenvalues; eigenvector phases are LAPACK's.
+* ``matrix_rank`` and ``lstsq``'s rank are concrete integers.
 * ``norm``: the default, 2- and Frobenius norms are computed with scaling
   (no overflow or underflow of the squares) by a ``custom_jvp`` function
   whose rule is the scaled ``<x, dx> / norm(x)``; they have gradient 0 at the
