@@ -53,6 +53,7 @@ __all__ = [
     "eigh",
     "svd",
     "qr",
+    "eig",
     "matrix_transpose",
 ]
 
@@ -996,3 +997,88 @@ qr_p.batch = _stack_batch_rule(qr_p)
 def qr(a, mode="reduced"):
     """QR decomposition ``[Q, R]`` of a stack of matrices (mode reduced/complete)."""
     return qr_p.bind(a, mode=mode)
+
+
+# --------------------------------------------------------------------------
+# eig: eigenvalues w (..., n) and unit-norm right eigenvectors V (..., n, n)
+# of a general square matrix, always complex (JAX's convention; NumPy returns
+# a real dtype when every eigenvalue happens to be real).
+eig_p = Primitive("eig", multiple_results=True)
+
+
+def _eig_dtype(dt):
+    """complex64 for float32/complex64 input, complex128 otherwise."""
+    return np.dtype(np.complex64) if np.dtype(dt) in (np.float32, np.complex64) else np.dtype(np.complex128)
+
+
+@eig_p.def_impl
+def _eig_impl(a):
+    """LAPACK ``geev`` via ``numpy.linalg.eig``, cast to the complex dtype."""
+    w, v = np.linalg.eig(a)
+    dt = _eig_dtype(a.dtype)
+    return w.astype(dt, copy=False), v.astype(dt, copy=False)
+
+
+@eig_p.def_abstract_eval
+def _eig_aval(a):
+    check_square(a, "eig")
+    dt = _eig_dtype(a.dtype)
+    return [ShapedArray(a.shape[:-1], dt), ShapedArray(a.shape, dt)]
+
+
+def _column_scale(v, c):
+    """``v * c[..., None, :]``: column ``j`` of each matrix scaled by ``c[..., j]``."""
+    s = shape_of(c)
+    return mul(v, reshape(c, s[:-1] + (1, s[-1])))
+
+
+def _eig_jvp(primals, tangents):
+    # With C = V^-1 dA V (Magnus 1985; Giles 2008, section 3.1 for the
+    # symmetric case): dw = diag(C), dV = V (F * C) with
+    # F_ij = 1 / (w_j - w_i) off the diagonal, then each column's component
+    # Re(v_j^H dv_j) v_j removed so the columns keep unit norm (their phase
+    # is LAPACK's choice: differentiate functions that do not depend on it).
+    # Undefined (inf/nan) at repeated eigenvalues.
+    (a,), (g,) = primals, tangents
+    w, v = eig_p.bind(a)
+    g = convert_element_type(g, dtype_of(v))
+    c = solve(v, matmul(g, v))
+    dw = _diag_part(c)
+    dv = matmul(v, mul(_inv_gaps(w), c))
+    nd = len(shape_of(v))
+    n = real(reduce_sum(mul(conj(v), dv), (nd - 2,)))
+    dv = sub(dv, _column_scale(v, convert_element_type(n, dtype_of(v))))
+    return [w, v], [dw, dv]
+
+
+def _eig_vjp(ct, ans, a):
+    # The transpose of the JVP above for the pairing Re(sum(ct * t)) (JAX's
+    # convention), step by step backwards: the normalization, V (F * C), and
+    # C = V^-1 dA V, whose transpose is V^-T C_bar V^T; real input keeps the
+    # real part.
+    ct_w, ct_v = ct
+    w, v = ans
+    nd = len(shape_of(v))
+    inner = None
+    if ct_w is not None:
+        inner = _diag_embed(convert_element_type(ct_w, dtype_of(v)))
+    if ct_v is not None:
+        ct_v = convert_element_type(ct_v, dtype_of(v))
+        ct_n = neg(real(reduce_sum(mul(ct_v, v), (nd - 2,))))
+        ct_dv = add(ct_v, _column_scale(conj(v), convert_element_type(ct_n, dtype_of(v))))
+        term = mul(_inv_gaps(w), matmul(matrix_transpose(v), ct_dv))
+        inner = term if inner is None else add(inner, term)
+    if inner is None:
+        return None
+    ct_a = solve(matrix_transpose(v), matmul(inner, matrix_transpose(v)))
+    return ct_a if _is_complex(a) else convert_element_type(real(ct_a), dtype_of(a))
+
+
+eig_p.jvp = _eig_jvp
+defvjp(eig_p, _eig_vjp)
+eig_p.batch = _stack_batch_rule(eig_p)
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (complex) of stacks of square matrices."""
+    return eig_p.bind(a)

@@ -123,6 +123,7 @@ from .indexing import (
 from .linalg import (
     cholesky,
     det,
+    eig,
     eigh,
     einsum,
     inv,
@@ -182,6 +183,7 @@ __all__ = [
     "defvjp_broadcasting",
     "det",
     "div",
+    "eig",
     "eigh",
     "einsum",
     "eq",

@@ -304,6 +304,19 @@ def sym_distinct(rng, shape):
     return q @ np.diag(1.0 + 1.5 * np.arange(n)) @ q.T
 
 
+def real_distinct_eig(rng, shape):
+    # nonsymmetric with distinct real eigenvalues 1, 2.5, 4, ...
+    n = shape[-1]
+    p = np.eye(n) + 0.3 * rng.standard_normal((n, n))
+    return p @ np.diag(1.0 + 1.5 * np.arange(n)) @ np.linalg.inv(p)
+
+
+def wellcond_tensor(rng, shape):
+    # a well-conditioned square matrix, reshaped to ``shape``
+    k = int(np.sqrt(np.prod(shape)))
+    return wellcond(rng, (k, k)).reshape(shape)
+
+
 def A(*specs):
     """Argument generator from ``(domain, shape)`` pairs."""
 
@@ -688,6 +701,34 @@ row("linalg.qr", "r", lambda ns, a: ns.abs(ns.linalg.qr(a, mode="r")), A((normal
 row("linalg.svdvals", "", lambda ns, a: ns.linalg.svdvals(a), A((normal, (2, 3))))
 row("linalg.norm", "matrix-ord=2", lambda ns, x: ns.linalg.norm(x, 2), A((normal, (3, 2))))
 row("linalg.norm", "nuc", lambda ns, x: ns.linalg.norm(x, "nuc"), A((normal, (3, 2))))
+row("linalg.pinv", "tall", lambda ns, a: ns.linalg.pinv(a), A((normal, (3, 2))))
+row("linalg.pinv", "wide-batched", lambda ns, a: ns.linalg.pinv(a), A((normal, (2, 2, 3))))
+row("linalg.lstsq", "x", lambda ns, a, b: ns.linalg.lstsq(a, b)[0],
+    A((normal, (4, 2)), (normal, (4,))), tol=1e-4)
+row("linalg.lstsq", "residuals", lambda ns, a, b: ns.linalg.lstsq(a, b)[1],
+    A((normal, (4, 2)), (normal, (4, 2))), tol=1e-4)
+row("linalg.eigvals", "real-distinct",
+    # a nonsymmetric matrix with distinct real eigenvalues 1, 2.5, 4: sorted real parts
+    lambda ns, a: ns.sort(ns.real(ns.linalg.eigvals(a))), A((real_distinct_eig, (3, 3))),
+    tol=1e-4, same_dtype=False)
+row("linalg.eig", "values-squared",
+    # complex eigenvalues of a general matrix: Re(sum(w**2)) = trace(a @ a)
+    lambda ns, a: ns.real(ns.sum(ns.linalg.eig(a)[0] ** 2)), A((normal, (3, 3))),
+    tol=1e-4, same_dtype=False)
+row("linalg.eig", "vectors",
+    # |v|**2 does not depend on each eigenvector's sign
+    lambda ns, a: ns.abs(ns.linalg.eig(a)[1]) ** 2, A((real_distinct_eig, (3, 3))),
+    tol=1e-4, same_dtype=False)
+row("linalg.cond", "", lambda ns, a: ns.linalg.cond(a), A((wellcond, (3, 3))), tol=1e-4)
+row("linalg.cond", "fro", lambda ns, a: ns.linalg.cond(a, "fro"), A((wellcond, (3, 3))), tol=1e-4)
+row("linalg.tensorsolve", "", lambda ns, a, b: ns.linalg.tensorsolve(a, b),
+    A((wellcond_tensor, (2, 3, 6)), (normal, (2, 3))), tol=1e-4)
+row("linalg.tensorinv", "", lambda ns, a: ns.linalg.tensorinv(a, ind=1),
+    A((wellcond_tensor, (4, 2, 2))), tol=1e-4)
+row("linalg.cross", "", lambda ns, a, b: ns.linalg.cross(a, b), A((normal, (2, 3)), (normal, (3,))))
+row("linalg.trace", "", lambda ns, a: ns.linalg.trace(a, offset=1), A((normal, (2, 3, 3))))
+row("linalg.outer", "", lambda ns, a, b: ns.linalg.outer(a, b), A((normal, (3,)), (normal, (2,))))
+row("linalg.diagonal", "", lambda ns, a: ns.linalg.diagonal(a), A((normal, (2, 3, 4))))
 row("linalg.eigvalsh", "", lambda ns, a: ns.linalg.eigvalsh(0.5 * (a + a.T)), A((sym_distinct, (3, 3))))
 row("linalg.matrix_power", "", lambda ns, a: ns.linalg.matrix_power(a, 3), A((normal, (3, 3))))
 row("linalg.matrix_power", "negative", lambda ns, a: ns.linalg.matrix_power(a, -2),
@@ -1098,7 +1139,8 @@ ISSUE_NAMESPACE = {
         concatenate stack hstack vstack split tile repeat flip roll pad diag diagonal trace
         triu tril take sort argsort outer dot matmul tensordot einsum
     """,
-    "tracegrad.numpy.linalg": "norm inv solve det slogdet cholesky eigh",
+    "tracegrad.numpy.linalg": """norm inv solve det slogdet cholesky eigh pinv lstsq eig eigvals
+                                  cond tensorsolve tensorinv cross trace outer diagonal""",
     "tracegrad.nn": "sigmoid relu softplus log_sigmoid softmax log_softmax logsumexp",
     "tracegrad": """grad value_and_grad vjp jvp jacfwd jacrev jacobian hessian
                     stop_gradient tree_util test_util""",

@@ -413,6 +413,7 @@ case(
     V([sym(3, 3)], {"UPLO": "L"}, **_la),
     V([sym(2, 3, 3)], {"UPLO": "U"}, **_la),
 )
+case("eig", V([wellcond(3, 3)], {}, **_la), V([real(2, 3, 3)], {}, **_la))
 case(
     "svd",
     V([real(4, 3)], {"full_matrices": False}, **_la),

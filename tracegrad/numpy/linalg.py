@@ -25,6 +25,14 @@ Derivatives and where they are undefined
   ``full_matrices=False`` for non-square input.
 * ``qr``: derivatives need full rank (an invertible leading block of ``R``)
   and ``mode='reduced'`` for tall input.
+* ``svd(full_matrices=True)`` of a non-square matrix and
+  ``qr(mode='complete')`` of a tall one have no derivative (the extra
+  columns are an arbitrary basis of a complement; JAX raises as well).
+* ``pinv``, ``lstsq``: derivatives hold where the rank is locally constant
+  (rank-deficient input included; Golub and Pereyra 1973).
+* ``eig``, ``eigvals``: always complex results (JAX's convention);
+  derivatives need distinct eigenvalues; eigenvector phases are LAPACK's.
+* ``matrix_rank`` and ``lstsq``'s rank are concrete integers.
 * ``norm``: the default, 2- and Frobenius norms are computed with scaling
   (no overflow or underflow of the squares) by a ``custom_jvp`` function
   whose rule is the scaled ``<x, dx> / norm(x)``; they have gradient 0 at the
@@ -37,7 +45,7 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer
+from ..core import Tracer, concrete_value
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
 from ..transforms import custom_jvp
@@ -46,7 +54,11 @@ from ._dispatch import implements
 from ._products import matmul as _tnp_matmul
 from ._products import tensordot as _tnp_tensordot
 from ._products import vecdot as _tnp_vecdot
+from ._diagonal import diagonal as _tnp_diagonal
+from ._diagonal import trace as _tnp_trace
+from ._products import outer as _tnp_outer
 from ._reductions import max as _tnp_max
+from ._signal import cross as _tnp_cross
 from ._reductions import min as _tnp_min
 
 __all__ = [
@@ -54,6 +66,8 @@ __all__ = [
     "slogdet", "cholesky", "eigh", "eigvalsh", "matrix_power", "svd", "svdvals",
     "qr", "multi_dot", "matmul", "tensordot", "vecdot", "matrix_transpose",
     "SlogdetResult", "EighResult", "SVDResult", "QRResult",
+    "pinv", "lstsq", "eig", "eigvals", "cond", "matrix_rank", "tensorsolve",
+    "tensorinv", "cross", "trace", "outer", "diagonal", "EigResult",
 ]
 
 LinAlgError = np.linalg.LinAlgError
@@ -61,6 +75,7 @@ SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 
 matmul = _tnp_matmul
 tensordot = _tnp_tensordot
@@ -869,6 +884,506 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 
 for _name in ("vector_norm", "matrix_norm"):
+    _np_fn = getattr(np.linalg, _name, None)
+    if _np_fn is not None:
+        implements(_np_fn)(globals()[_name])
+
+
+# --------------------------------------------------------------------------
+# general eigenproblem
+
+
+@implements(np.linalg.eig)
+def eig(a):
+    """Eigenvalues and right eigenvectors of a general square matrix (or stack).
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, M)``
+
+    Returns
+    -------
+    EigResult
+        Named tuple ``(eigenvalues, eigenvectors)``: eigenvalues ``(..., M)``
+        in LAPACK's order, unit-norm eigenvectors ``(..., M, M)`` as columns.
+        Always complex (complex64 for float32/complex64 input, else
+        complex128), as in JAX; NumPy returns a real dtype when every
+        eigenvalue is real (the values agree).
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` is not square or the iteration does not converge.
+
+    Notes
+    -----
+    With ``C = V^-1 dA V``: ``dw = diag(C)`` (JAX's eigenvalue rule) and
+    ``dV = V (F * C)``, ``F_ij = 1 / (w_j - w_i)`` off the diagonal, minus
+    ``Re(v_j^H dv_j) v_j`` per column (unit norm kept).  Needs distinct
+    eigenvalues (else ``inf``/``nan``); eigenvector phases are LAPACK's
+    choice, so differentiate functions that do not depend on them.
+    """
+    a = _float_operand(a)
+    check_square(a, "eig")
+    w, v = ops.eig(a)
+    return EigResult(w, v)
+
+
+@implements(np.linalg.eigvals)
+def eigvals(a):
+    """Eigenvalues (complex) of a general square matrix or a stack of them.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, M)``
+
+    Returns
+    -------
+    array or tracer, shape ``(..., M)``, complex (see :func:`eig`)
+
+    Notes
+    -----
+    Derivative ``dw = diag(V^-1 dA V)`` (JAX's rule), defined where the
+    eigenvalues are distinct.
+    """
+    return eig(a)[0]
+
+
+# --------------------------------------------------------------------------
+# pseudo-inverse, least squares, rank, condition number
+
+
+def _default_rtol(a):
+    m, n = a.shape[-2:]
+    return max(m, n) * np.finfo(_float_operand(np.zeros((), a.dtype)).dtype).eps
+
+
+def _smax(s):
+    return ops.reshape(ops.reduce_max(s, (len(s.shape) - 1,)), s.shape[:-1] + (1,))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _pinv(a, rtol):
+    """``V diag(1/s) U^H`` over the singular values ``s > rtol * max(s)``."""
+    u, s, vh = ops.svd(a, full_matrices=False)
+    keep = ops.gt(s, ops.mul(_smax(s), rtol))
+    sinv = ops.select(keep, ops.div(1.0, ops.select(keep, s, 1.0)), 0.0)
+    sinv = ops.convert_element_type(sinv, u.dtype)
+    k = sinv.shape[-1]
+    vs = ops.mul(ops.conj(ops.matrix_transpose(vh)), ops.reshape(sinv, sinv.shape[:-1] + (1, k)))
+    return ops.matmul(vs, ops.conj(ops.matrix_transpose(u)))
+
+
+def _h(x):
+    return ops.conj(ops.matrix_transpose(x))
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol, primals, tangents):
+    # Golub and Pereyra (1973), "The differentiation of pseudo-inverses and
+    # nonlinear least squares problems whose variables separate", eq. 4.12:
+    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P, valid while
+    # the rank stays constant (also for rank-deficient A).
+    (a,), (da,) = primals, tangents
+    p = _pinv(a, rtol)
+    m, n = a.shape[-2:]
+    mm = ops.matmul
+    dah = _h(da)
+    ph = _h(p)
+    eye_m = np.eye(m, dtype=p.dtype)
+    eye_n = np.eye(n, dtype=p.dtype)
+    t1 = ops.neg(mm(p, mm(da, p)))
+    t2 = mm(mm(p, ph), mm(dah, ops.sub(eye_m, mm(a, p))))
+    t3 = mm(ops.sub(eye_n, mm(p, a)), mm(dah, mm(ph, p)))
+    return p, ops.add(t1, ops.add(t2, t3))
+
+
+def _rtol_of(a, rcond, rtol, name):
+    if rcond is not None and rtol is not None:
+        raise ValueError(f"{name}: pass rcond= or rtol=, not both")
+    r = rcond if rcond is not None else rtol
+    if r is None:
+        return float(_default_rtol(a))
+    if np.ndim(concrete_value(r)) != 0:
+        raise TypeError(f"{name}: rcond/rtol must be a scalar here, got shape {np.shape(r)}")
+    return float(concrete_value(r))
+
+
+@implements(np.linalg.pinv)
+def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+    """Moore-Penrose pseudo-inverse of a matrix or a stack of them.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, N)``
+    rcond, rtol : float, optional
+        Singular values at most ``rtol * max(s)`` count as zero (the two
+        names are NumPy's old and new one; give at most one).  Default
+        ``max(M, N) * eps`` (NumPy 2's ``rtol`` default).
+    hermitian : bool, optional
+        Accepted for NumPy compatibility; the general SVD is always used
+        (the result is the same up to rounding).
+
+    Returns
+    -------
+    array or tracer, shape ``(..., N, M)``
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` has fewer than two dimensions.
+    ValueError
+        If both ``rcond`` and ``rtol`` are given.
+
+    Notes
+    -----
+    The pseudo-inverse of a zero matrix is the zero matrix.  Derivative
+    (Golub and Pereyra 1973): ``dP = -P dA P + P P^H dA^H (I - A P) +
+    (I - P A) dA^H P^H P``, defined where the rank is locally constant
+    (rank-deficient matrices included); a ``custom_jvp`` rule, so every
+    order uses it.
+    """
+    a = _float_operand(a)
+    check_matrix(a, "pinv")
+    r = _rtol_of(a, rcond, rtol, "pinv")
+    return _pinv(a, r)
+
+
+@implements(np.linalg.matrix_rank)
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """Rank of a matrix (or stack): the number of singular values above ``tol``.
+
+    Parameters
+    ----------
+    A : array_like or tracer, shape ``(..., M, N)``, or fewer dims
+        A 0-D or 1-D input has rank 1 unless all zero (then 0), as NumPy.
+    tol : float or array, optional
+        Absolute threshold; default ``rtol * max(s)``.
+    hermitian : bool, optional
+        Accepted for NumPy compatibility.
+    rtol : float or array, optional
+        Relative threshold when ``tol`` is None; default ``max(M, N) * eps``.
+
+    Returns
+    -------
+    numpy int or int array
+        A concrete result (not differentiable), read from the concrete value
+        of a tracer.
+
+    Raises
+    ------
+    TypeError
+        Under a transform with no concrete value.
+    """
+    A = _float_operand(A)
+    try:
+        A = np.asarray(concrete_value(A))
+    except Exception as e:
+        raise TypeError(f"matrix_rank needs the concrete value of its input, which this "
+                        f"transform does not have: {e}") from None
+    return np.linalg.matrix_rank(A, tol=tol, hermitian=hermitian, rtol=rtol)
+
+
+@implements(np.linalg.lstsq)
+def lstsq(a, b, rcond=None):
+    """Least-squares solution of ``a @ x = b`` (NumPy's ``lstsq``).
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(M, N)``
+    b : array_like or tracer, shape ``(M,)`` or ``(M, K)``
+    rcond : float, optional
+        Singular values at most ``rcond * max(s)`` count as zero; default
+        ``max(M, N) * eps`` (NumPy 2).
+
+    Returns
+    -------
+    x : array or tracer, shape ``(N,)`` or ``(N, K)``
+        The minimum-norm least-squares solution ``pinv(a) @ b``.
+    residuals : array or tracer, shape ``(K,)`` (``(1,)`` for 1-D ``b``) or ``(0,)``
+        Squared 2-norms of the columns of ``b - a @ x``, only when the rank
+        is ``N`` and ``M > N`` (else empty), as NumPy.
+    rank : int
+        The rank of ``a`` (concrete; inside ``vmap``, where there is no
+        concrete value, a traced integer, and ``residuals`` are then returned
+        whenever ``M > N``).
+    s : array or tracer, shape ``(min(M, N),)``
+        Singular values of ``a``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` is not 2-D or ``b`` is not 1-D/2-D, or their rows differ.
+
+    Notes
+    -----
+    ``x`` is differentiable in ``a`` and ``b`` through :func:`pinv` (its
+    derivative holds while the rank is constant); so are ``residuals`` and
+    ``s`` (see :func:`svd`).
+    """
+    a, b = _float_operand(a), _float_operand(b)
+    if len(a.shape) != 2:
+        raise np.linalg.LinAlgError(f"lstsq: a must be 2-dimensional, got shape {a.shape}")
+    if len(b.shape) not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise np.linalg.LinAlgError(
+            f"lstsq: b of shape {b.shape} does not match a of shape {a.shape}: b must be "
+            f"({a.shape[0]},) or ({a.shape[0]}, K)")
+    m, n = a.shape
+    r = _rtol_of(a, rcond, None, "lstsq")
+    x = _tnp_matmul(_pinv(a, r), b)
+    s = svd(a, compute_uv=False)
+    try:
+        sv = np.asarray(concrete_value(s))
+    except Exception:  # inside vmap: no single concrete value
+        sv = None
+    if sv is not None:
+        rank = int(np.count_nonzero(sv > r * sv.max())) if sv.size else 0
+        full = rank == n
+    else:
+        # a traced rank; the residuals' shape cannot depend on it, so they are
+        # returned whenever m > n (they are meaningless if the rank is < n)
+        keep = ops.gt(s, ops.mul(_smax(s), r))
+        rank = ops.reduce_sum(ops.convert_element_type(keep, np.int64), (len(s.shape) - 1,))
+        full = True
+    if full and m > n:
+        res = ops.sub(b, _tnp_matmul(a, x))
+        res = ops.abs(res) if np.dtype(res.dtype).kind == "c" else res
+        residuals = ops.reduce_sum(ops.mul(res, res), (0,))
+        if len(b.shape) == 1:
+            residuals = ops.reshape(residuals, (1,))
+    else:
+        residuals = np.zeros((0,), dtype=np.dtype(s.dtype))
+    return x, residuals, rank, s
+
+
+@implements(np.linalg.cond)
+def cond(x, p=None):
+    """Condition number of a matrix or a stack of them (NumPy's ``cond``).
+
+    Parameters
+    ----------
+    x : array_like or tracer, shape ``(..., M, N)``
+    p : {None, 2, -2, 1, -1, inf, -inf, 'fro', 'nuc'}, optional
+        None/2: ``s_max / s_min``; -2: ``s_min / s_max`` (any ``M, N``);
+        otherwise ``norm(x, p) * norm(inv(x), p)`` (square ``x``).
+
+    Returns
+    -------
+    array or tracer, shape ``(...)``
+        ``inf`` for a singular matrix (as NumPy).
+
+    Raises
+    ------
+    LinAlgError
+        If ``x`` is not a matrix, or is not square for the inverse-based ``p``.
+
+    Notes
+    -----
+    Differentiable through :func:`svd` (distinct nonzero singular values)
+    or :func:`inv` and :func:`norm`.
+    """
+    x = _float_operand(x)
+    check_matrix(x, "cond")
+    if not isinstance(x, Tracer):
+        return np.linalg.cond(x, p)
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        s = svd(x, compute_uv=False)
+        k = s.shape[-1]
+        first = ops.reshape(ops.slice(s, (0,) * (len(s.shape) - 1) + (0,), s.shape[:-1] + (1,)),
+                            s.shape[:-1])
+        last = ops.reshape(ops.slice(s, (0,) * (len(s.shape) - 1) + (k - 1,), s.shape[:-1] + (k,)),
+                           s.shape[:-1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = ops.div(last, first) if p == -2 else ops.div(first, last)
+        # NumPy: a nan from 0 / 0 (a zero matrix) is inf unless x holds a nan
+        nd = len(x.shape)
+        x_nan = ops.reduce_any(ops.isnan(x), (nd - 2, nd - 1))
+        return ops.select(ops.logical_and(ops.isnan(r), ops.logical_not(x_nan)), np.inf, r)
+    check_square(x, "cond")
+    xv = np.asarray(concrete_value(x))
+    if np.any(np.isinf(np.linalg.cond(xv, p))):
+        raise np.linalg.LinAlgError(
+            f"cond: singular matrix with p={p!r}: its condition number is inf and has no "
+            "derivative; use p=None (singular values) for a value")
+    return ops.mul(norm(x, p, axis=(-2, -1)), norm(ops.inv(x), p, axis=(-2, -1)))
+
+
+# --------------------------------------------------------------------------
+# tensor solve/inverse
+
+
+@implements(np.linalg.tensorsolve)
+def tensorsolve(a, b, axes=None):
+    """Solve ``tensordot(a, x, x.ndim) = b`` for ``x`` (NumPy's ``tensorsolve``).
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``b.shape + Q``
+        ``prod(Q) == prod(b.shape)``.
+    b : array_like or tracer
+    axes : tuple of ints, optional
+        Axes of ``a`` moved to the end first.
+
+    Returns
+    -------
+    array or tracer, shape ``Q``
+
+    Raises
+    ------
+    LinAlgError
+        If the reshaped ``a`` is not square or is singular.
+
+    Notes
+    -----
+    A reshape and :func:`solve`; derivatives are those of ``solve``.
+    """
+    a, b = _float_operand(a), _operand(b)
+    an = len(a.shape)
+    if axes is not None:
+        allaxes = list(range(an))
+        for k in axes:
+            allaxes.remove(k)
+            allaxes.insert(an, k)
+        a = ops.transpose(a, tuple(allaxes))
+    oldshape = a.shape[-(an - len(b.shape)):] if an > len(b.shape) else ()
+    prod = int(np.prod(oldshape, dtype=np.int64))
+    if int(np.prod(a.shape, dtype=np.int64)) != prod * prod:
+        raise np.linalg.LinAlgError(
+            f"tensorsolve: input arrays must satisfy prod(a.shape[b.ndim:]) == "
+            f"prod(a.shape[:b.ndim]), got a {a.shape} and b {b.shape}")
+    x = solve(ops.reshape(a, (prod, prod)), ops.reshape(b, (prod,)))
+    return ops.reshape(x, tuple(oldshape))
+
+
+@implements(np.linalg.tensorinv)
+def tensorinv(a, ind=2):
+    """Inverse of an N-d array for :func:`tensordot` (NumPy's ``tensorinv``).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        ``prod(a.shape[:ind]) == prod(a.shape[ind:])``.
+    ind : int, optional
+        Number of leading indices in the inverse sum (positive).
+
+    Returns
+    -------
+    array or tracer, shape ``a.shape[ind:] + a.shape[:ind]``
+
+    Raises
+    ------
+    ValueError
+        If ``ind`` is not positive.
+    LinAlgError
+        If the reshaped ``a`` is not square or is singular.
+
+    Notes
+    -----
+    A reshape and :func:`inv`; derivatives are those of ``inv``.
+    """
+    a = _float_operand(a)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: invalid ind argument {ind}: it must be positive")
+    old = a.shape
+    prod = int(np.prod(old[:ind], dtype=np.int64))
+    if int(np.prod(old[ind:], dtype=np.int64)) != prod:
+        raise np.linalg.LinAlgError(
+            f"tensorinv: prod(a.shape[:{ind}]) != prod(a.shape[{ind}:]) for shape {old}")
+    ia = inv(ops.reshape(a, (prod, prod)))
+    return ops.reshape(ia, tuple(old[ind:] + old[:ind]))
+
+
+# --------------------------------------------------------------------------
+# array-API forms
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-vectors along ``axis`` (NumPy 2's ``linalg.cross``).
+
+    Parameters
+    ----------
+    x1, x2 : array_like or tracer
+        Size 3 along ``axis``; other axes broadcast.
+    axis : int, optional
+
+    Returns
+    -------
+    array or tracer
+
+    Raises
+    ------
+    ValueError
+        If either input does not have size 3 along ``axis``.
+    """
+    x1, x2 = _operand(x1), _operand(x2)
+    for x in (x1, x2):
+        if not len(x.shape) or x.shape[axis] != 3:
+            raise ValueError(
+                f"linalg.cross: both inputs must be 3-dimensional vectors along axis {axis}, "
+                f"got shapes {x1.shape} and {x2.shape} (use tracegrad.numpy.cross for 2-vectors)")
+    return _tnp_cross(x1, x2, axis=axis)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """Sum of the ``offset`` diagonal of the last two axes (NumPy 2's ``linalg.trace``).
+
+    Parameters
+    ----------
+    x : array_like or tracer, shape ``(..., M, N)``
+    offset : int, optional
+    dtype : dtype, optional
+
+    Returns
+    -------
+    array or tracer, shape ``(...)``
+    """
+    x = _operand(x)
+    check_matrix(x, "trace")
+    return _tnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """Outer product of two 1-D vectors (NumPy 2's ``linalg.outer``).
+
+    Parameters
+    ----------
+    x1 : array_like or tracer, shape ``(M,)``
+    x2 : array_like or tracer, shape ``(N,)``
+
+    Returns
+    -------
+    array or tracer, shape ``(M, N)``
+
+    Raises
+    ------
+    ValueError
+        If an input is not 1-D.
+    """
+    x1, x2 = _operand(x1), _operand(x2)
+    if len(x1.shape) != 1 or len(x2.shape) != 1:
+        raise ValueError(f"linalg.outer: inputs must be 1-D, got shapes {x1.shape} and {x2.shape} "
+                         "(use tracegrad.numpy.outer to flatten)")
+    return _tnp_outer(x1, x2)
+
+
+def diagonal(x, /, *, offset=0):
+    """The ``offset`` diagonal of the last two axes (NumPy 2's ``linalg.diagonal``).
+
+    Parameters
+    ----------
+    x : array_like or tracer, shape ``(..., M, N)``
+    offset : int, optional
+
+    Returns
+    -------
+    array or tracer, shape ``(..., K)``
+    """
+    x = _operand(x)
+    check_matrix(x, "diagonal")
+    return _tnp_diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+for _name in ("cross", "trace", "outer", "diagonal"):
     _np_fn = getattr(np.linalg, _name, None)
     if _np_fn is not None:
         implements(_np_fn)(globals()[_name])
