@@ -340,7 +340,10 @@ def sqrt(x):
 
 
 cbrt_p = _primitive("cbrt", np.cbrt)
-_def_derivative(cbrt_p, lambda ans, x: div(1.0 / 3.0, mul(ans, ans)))
+# 1/(3 cbrt(x)**2) written as (1/cbrt(x))**2 / 3: its own derivative is then
+# -2/(3 cbrt(x)**3) * cbrt'(x), the signed infinity at +-0 and 0 at +-inf, where
+# 1/(3 ans*ans) differentiates through 2 * ans * ans' = 0 * inf = NaN.
+_def_derivative(cbrt_p, lambda ans, x: mul(1.0 / 3.0, mul(div(1.0, ans), div(1.0, ans))))
 
 
 def cbrt(x):
