@@ -340,7 +340,10 @@ def sqrt(x):
 
 
 cbrt_p = _primitive("cbrt", np.cbrt)
-_def_derivative(cbrt_p, lambda ans, x: div(1.0 / 3.0, mul(ans, ans)))
+# 1/(3 cbrt(x)**2) written as (1/cbrt(x))**2 / 3: its own derivative is then
+# -2/(3 cbrt(x)**3) * cbrt'(x), the signed infinity at +-0 and 0 at +-inf, where
+# 1/(3 ans*ans) differentiates through 2 * ans * ans' = 0 * inf = NaN.
+_def_derivative(cbrt_p, lambda ans, x: mul(1.0 / 3.0, mul(div(1.0, ans), div(1.0, ans))))
 
 
 def cbrt(x):
@@ -674,11 +677,14 @@ def _pow_dx(ans, x, y):
     # at x = 0, where x**-1 is inf).
     if _is_python_scalar(y):
         return None if y == 0 else mul(float(y), pow(x, y - 1))
-    # guard the exponent too (double where): x**(0 - 1) is inf at x = 0 and
-    # would poison higher derivatives through the unselected branch
-    y_is_0 = eq(y, 0)
-    d = mul(y, pow(x, sub(select(y_is_0, 1.0, y), 1)))
-    return select(y_is_0, 0.0, d)
+    # Guard only where x == 0 and y == 0 (double where: x**(0 - 1) is inf
+    # there and would poison higher derivatives through the unselected
+    # branch).  Elsewhere y * x**(y-1) is finite and already 0 at y == 0, and
+    # keeping it unguarded keeps the mixed partial d/dy = 1/x at y == 0 (a
+    # guard on y == 0 alone made it 0).
+    guard = logical_and(eq(y, 0), eq(x, 0))
+    d = mul(y, pow(x, sub(select(guard, 1.0, y), 1)))
+    return select(guard, 0.0, d)
 
 
 def _pow_dy(ans, x, y):
@@ -882,8 +888,12 @@ logaddexp_p = _primitive("logaddexp", np.logaddexp)
 
 def _logaddexp_share(x, y):
     # d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at
-    # +-1000, and exactly 0.5 at every tie (also inf == inf, where x - y is NaN)
-    return select(eq(x, y), 0.5, ops.sigmoid(sub(x, y)))
+    # +-1000, and exactly 0.5 at every finite tie (x - y == 0).  Only the tie
+    # inf == inf, where x - y is NaN, is selected (double where); a select on
+    # every tie would cut the second derivative there (1/4, not 0).
+    diff = sub(x, y)
+    both_inf = logical_and(eq(x, y), ne(diff, diff))
+    return select(both_inf, 0.5, ops.sigmoid(select(both_inf, 0.0, diff)))
 
 
 defjvp(
