@@ -13,6 +13,7 @@ from ..core import Tracer
 from ..primitives import ops
 from ._core import _array
 from ._dispatch import implements
+from ._products import _no_out
 from ._reductions import _NoValue, _axes, argmax, argmin, cumprod, cumsum, max, min, prod, sum
 
 __all__ = ["nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
@@ -26,11 +27,6 @@ def _filled(a, fill):
         return a, None
     nan = ops.isnan(a)
     return ops.select(nan, ops.full_like(a, fill), a), nan
-
-
-def _no_out(name, out):
-    if out is not None:
-        raise TypeError(f"tracegrad.numpy.{name} does not support out=: use the return value")
 
 
 @implements(np.nansum)
