@@ -225,21 +225,23 @@ class GraphFreedError(RuntimeError):
     """A backward pass reached a node whose saved values were released."""
 
 
-def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
+def backward_pass(outputs, prepare=None, release=None):
     """Propagate cotangents from outputs back to the input nodes.
 
     Parameters
     ----------
     outputs : iterable of (VJPNode, int, array)
         Output node, output index and the cotangent for that output.
-    unpack : callable, optional
-        ``unpack(node) -> (primals, ans)``: the values handed to the node's
-        VJP rules.  Default: ``node.primals`` and ``node.ans`` as recorded.
-        (A front end whose nodes save its own array type converts here, and
-        may check that saved values were not modified since.)
-    on_cotangent : callable, optional
-        ``on_cotangent(node, ct) -> ct`` is called with each node's total
-        cotangent just before its rules run; what it returns is used (hooks).
+    prepare : callable, optional
+        ``prepare(node, ct) -> (ct, primals, ans)`` is called with each
+        node's total cotangent just before its rules run, and returns the
+        cotangent to use (a front end runs its hooks here) and the values
+        handed to the rules (a front end whose nodes save its own array type
+        converts here, and may check that saved values were not modified
+        since; ``primals`` None means the node was released).  Default: the
+        cotangent as summed, ``node.primals`` and ``node.ans`` as recorded.
+        One call per node: the engine's per-node overhead is the PyTorch
+        layer's backward speed.
     release : callable, optional
         ``release(node) -> bool``: after a node's rules ran, if this returns
         True the node's saved values are dropped (``primals`` and ``ans``
@@ -263,17 +265,15 @@ def backward_pass(outputs, unpack=None, on_cotangent=None, release=None):
         ct = cts.pop(node)
         if owned:
             owned.discard(node)  # once handed to rules, the array may be shared
-        if on_cotangent is not None:
-            ct = on_cotangent(node, ct)
+        if prepare is None:
+            primals, ans = node.primals, node.ans
+        else:
+            ct, primals, ans = prepare(node, ct)
         prim = node.prim
         rules = prim.vjp
         broadcasting = type(rules) is BroadcastingRules
         if broadcasting:  # call the rules as written; unbroadcast below if needed
             rules = rules.unwrapped
-        if unpack is None:
-            primals, ans = node.primals, node.ans
-        else:
-            primals, ans = unpack(node)
         if primals is None:
             raise GraphFreedError(
                 "Trying to backward through the graph a second time (or directly "

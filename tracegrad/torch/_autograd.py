@@ -319,6 +319,14 @@ TORCH = TorchTrace(None)
 _EMPTY = {}
 
 
+#: ``Primitive.reads`` functions' answers, per requires-grad mask of the
+#: arguments and their count (``{reads: {mask | 1 << count: (argnums,
+#: reads_output)}}``): the function is
+#: a fact of the primitive, pure in the mask; asking it costs a call and a
+#: list per operation.
+_reads_memo = {}
+
+
 def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     """``prim(*args, **params)`` on tensors, recorded if it needs a gradient.
 
@@ -345,7 +353,8 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     """
     Tensor = _tensor.Tensor
     values = []
-    needs = False
+    needs = 0  # bit i: argument i is a tensor that requires grad
+    bit = 1
     for a in args:
         if isinstance(a, Tensor):
             d = a._data
@@ -354,11 +363,12 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
                               params)
             values.append(d)
             if a._requires_grad:
-                needs = True
+                needs |= bit
         elif isinstance(a, Tracer):
             return rebind(prim, [b._data if isinstance(b, Tensor) else b for b in args], params)
         else:
             values.append(a)
+        bit <<= 1
     out = prim.impl(*values, **params)
     if not (needs and prim.differentiable and _grad_state.enabled):
         if prim.multiple_results:
@@ -372,8 +382,14 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     # VJP rules read (Primitive.reads), with their versions
     reads = prim.reads
     by_parent = type(reads) is not tuple
-    if by_parent:  # depends on which arguments are differentiated
-        idx, reads_out = reads([isinstance(a, Tensor) and a._requires_grad for a in args])
+    if by_parent:  # depends on which arguments are differentiated: memoized
+        memo = _reads_memo.get(reads)
+        if memo is None:
+            memo = _reads_memo[reads] = {}
+        r = memo.get(needs | bit)  # (bit = 1 << len(args): the count is in the key)
+        if r is None:
+            r = memo[needs | bit] = reads([bool(needs >> i & 1) for i in range(len(args))])
+        idx, reads_out = r
     else:
         idx, reads_out = reads
     read_all = idx == "all"
@@ -544,18 +560,6 @@ def version_error(value, now, then, producer=None, output_index=0):
     )
 
 
-def _unpack_values(node):
-
-    primals = node.primals
-    if primals is None:
-        return None, None
-    meta = node.meta
-    if meta.saved or meta.reads_output:
-        _check_saved(meta, node)
-    Tensor = _tensor.Tensor
-    return [a._data if isinstance(a, Tensor) else a for a in primals], node.ans
-
-
 def _unpack_tensors(node):
 
     meta = node.meta
@@ -572,8 +576,7 @@ def _unpack_tensors(node):
 
 
 def _releasable(node):
-    meta = node.meta
-    if meta.saved or meta.reads_output:
+    if node.saved or node.reads_output:  # (a recorded node is its own meta)
         release = True
     elif type(node.prim) is Primitive:
         release = False
@@ -635,8 +638,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 want_nodes.setdefault((id(t._node), t._out_index), []).append(i)
                 retained_before[i] = t._retains_grad
 
-    def on_cotangent(node, ct):
-        x = node.meta.extra
+    Tensor = _tensor.Tensor
+
+    def prepare(node, ct):
+        # the engine's one call per node (a recorded node is a TorchNode: its
+        # own meta): hooks, then the saved values handed to the rules
+        x = node.extra
         if x is not None:
             ct = _node_hooks(x, node, ct, create_graph, handed)
         if want_nodes:
@@ -650,23 +657,37 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             no_inputs = (None,) * len(facade(node).next_functions)
             for h in list(x.fn_hooks):
                 h(no_inputs, _as_tensor_tuple(ct, create_graph, node))
-        return ct
+        primals = node.primals
+        if primals is None:
+            return ct, None, None
+        if create_graph:
+            return (ct, *_unpack_tensors(node))
+        if node.saved or node.reads_output:
+            _check_saved(node, node)
+        # the arrays as they are now (a `.data =` assignment since recording
+        # is seen, as in PyTorch); one- and two-operand nodes without a loop
+        n = len(primals)
+        if n == 1:
+            a = primals[0]
+            return ct, (a._data if isinstance(a, Tensor) else a,), node.ans
+        if n == 2:
+            a, b = primals
+            return ct, (a._data if isinstance(a, Tensor) else a,
+                        b._data if isinstance(b, Tensor) else b), node.ans
+        return ct, [a._data if isinstance(a, Tensor) else a for a in primals], node.ans
 
     prev = _ctx.trace
     if create_graph:
         # rules then bind primitives on tensors, which the eval trace hands
         # to TORCH: the backward computation is itself recorded
-        unpack = _unpack_tensors
         entries = [(n, k, _as_tensor(g)) for n, k, g in entries]
     else:
-        unpack = _unpack_values
         entries = [(n, k, _as_array(g)) for n, k, g in entries]
     grad_state = _grad_mode._state.enabled
     _grad_mode._state.enabled = bool(create_graph)
     try:
         leaf_cts = backward_pass(
-            entries, unpack=unpack, on_cotangent=on_cotangent,
-            release=None if retain_graph else _releasable,
+            entries, prepare=prepare, release=None if retain_graph else _releasable,
         )
     finally:
         _grad_mode._state.enabled = grad_state
