@@ -1,12 +1,12 @@
 """Interpreters: eval, forward mode (JVP, :mod:`.jvp`), reverse mode (VJP,
-:mod:`.vjp`), batching (:mod:`.batching`) and closure tracing
+:mod:`.vjp`), batching (:mod:`.batching`), staging into the typed IR
+(:mod:`.staging`) and closure tracing
 (:mod:`.closure`, which finds the traced values a call primitive's function
 closes over).
 
 Each interpreter is a :class:`tracegrad.core.Trace` subclass with one
 op-agnostic ``process_primitive`` (and, except closure tracing, its own
-tracer type); no interpreter contains op-specific math.  A staging
-interpreter slots in the same way.  Interpreters import only the core and
+tracer type); no interpreter contains op-specific math.  Interpreters import only the core and
 :mod:`tracegrad.primitives`, never :mod:`tracegrad.transforms`.
 """
 if __name__ != "tracegrad.interpreters":  # the folder is only a subpackage of tracegrad

@@ -24,12 +24,14 @@ if _importlib_util.find_spec(f"{__name__}.primitives") is None:
 from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
-from . import tree, tree_util
+from . import errors, tree, tree_util
 from .core import UnexpectedTracerError
 from .transforms import (
+    ShapeDtypeStruct,
     checkpoint,
     custom_jvp,
     custom_vjp,
+    eval_shape,
     float0,
     grad,
     hessian,
@@ -38,6 +40,7 @@ from .transforms import (
     jacobian,
     jacrev,
     jvp,
+    make_jaxpr,
     stop_gradient,
     value_and_grad,
     remat,
@@ -74,6 +77,10 @@ __all__ = [
     "viz",
     "UnexpectedTracerError",
     "float0",
+    "make_jaxpr",
+    "eval_shape",
+    "ShapeDtypeStruct",
+    "errors",
 ]
 
 

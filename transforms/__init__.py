@@ -5,7 +5,8 @@ Modules: :mod:`.api` (grad, vjp, jvp, the Jacobians, and :func:`record_vjp`,
 reverse mode's entry point for tools that read the recorded graph),
 :mod:`.batching` (vmap), :mod:`.custom_derivatives` (custom_jvp,
 custom_vjp), :mod:`.checkpointing` (checkpoint/remat) and :mod:`.call`
-(what those call primitives share).
+(what those call primitives share), :mod:`.staging` (make_jaxpr,
+eval_shape: the typed IR).
 """
 if __name__ != "tracegrad.transforms":  # the folder is only a subpackage of tracegrad
     raise ImportError(
@@ -30,6 +31,8 @@ from .api import (
 from .batching import vmap
 from .custom_derivatives import custom_jvp, custom_vjp
 from .checkpointing import checkpoint, remat
+from .staging import ShapeDtypeStruct, eval_shape, make_jaxpr
 
 __all__ = ["stop_gradient", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "jacobian", "hessian", "hvp", "vmap",
-           "custom_jvp", "custom_vjp", "checkpoint", "remat", "record_vjp", "VJPRecord", "float0"]
+           "custom_jvp", "custom_vjp", "checkpoint", "remat", "record_vjp", "VJPRecord", "float0",
+           "make_jaxpr", "eval_shape", "ShapeDtypeStruct"]
