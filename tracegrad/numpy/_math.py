@@ -300,10 +300,12 @@ def copysign(x1, x2, /, out=None, **kwargs):
 
     Notes
     -----
-    Computed as ``where(signbit(x1) != signbit(x2), -x1, x1)``: the
-    derivative in ``x1`` is ``+1`` or ``-1`` by the branch taken; at
-    ``x1 = +-0.0`` it is the sign of ``x2`` (JAX's value, the derivative
-    of ``|x1|`` or ``-|x1|`` from the right).  None in ``x2``.
+    Computed on tracers as ``(x1 + 0.0) * m`` with the constant
+    ``m = -1`` where ``(x1 < 0) != signbit(x2)``, else ``+1`` (``+ 0.0``
+    makes ``-0.0`` positive, so a zero gets exactly ``x2``'s sign): the
+    derivative in ``x1`` is ``m``, at ``x1 = +-0.0`` the sign of ``x2``
+    (JAX's value, the derivative of ``|x1|`` or ``-|x1|`` from the right),
+    and the derivative pass is one multiplication.  None in ``x2``.
     """
     _check("copysign", out, kwargs)
     x1, x2 = _binary(x1, x2)
@@ -312,14 +314,9 @@ def copysign(x1, x2, /, out=None, **kwargs):
     x1 = _floating(x1)
     x2 = _floating(x2)
     x1 = _cast(x1, result_type(x1, x2))
-    neg2 = _signbit(x2)
-    flip = ops.ne(_signbit(x1), neg2)
-    general = ops.select(flip, ops.neg(x1), x1)
-    # at x1 = +-0 the derivative is the sign of x2 (JAX's convention); x1 + 0.0
-    # turns -0.0 into +0.0 so the value keeps x2's sign exactly
-    at_zero = ops.add(x1, 0.0)
-    at_zero = ops.select(neg2, ops.neg(at_zero), at_zero)
-    return ops.select(ops.eq(x1, 0.0), at_zero, general)
+    flip = ops.ne(ops.lt(x1, 0.0), _signbit(x2))  # bool: no derivative
+    m = ops.select(flip, ops.full_like(x1, -1.0), ops.full_like(x1, 1.0))
+    return ops.mul(ops.add(x1, 0.0), m)
 
 
 @implements(np.float_power)
@@ -400,7 +397,8 @@ def heaviside(x1, x2, /, out=None, **kwargs):
     x1 = _floating(x1)
     x2 = _floating(x2)
     dt = result_type(x1, x2)
-    # x1's shape, NaN where x1 is NaN
+    # x1's shape, NaN where x1 is NaN (no derivative: the step is constant)
+    x1 = ops.stop_gradient(x1)
     zero = _cast(ops.select(ops.isnan(x1), x1, ops.zeros_like(x1)), dt)
     step = ops.select(ops.gt(x1, 0.0), ops.add(zero, 1.0), zero)
     return ops.select(ops.eq(x1, 0.0), _cast(x2, dt), step)
@@ -506,8 +504,6 @@ def ldexp(x1, x2, /, out=None, **kwargs):
     x1, x2 = _binary(x1, x2)
     if _dtype(x2).kind not in "iub":
         raise TypeError(f"ldexp needs integer exponents x2, got dtype {_dtype(x2)}")
-    if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
-        return np.ldexp(x1, x2)
     return ops.ldexp(_floating(x1), x2)
 
 
