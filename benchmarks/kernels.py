@@ -2,6 +2,7 @@
 
     python benchmarks/kernels.py            # sizes 16, 1e3, 1e6 (float64)
     python benchmarks/kernels.py --quick    # smoke test
+    python benchmarks/kernels.py --markdown # the README's table: one row per kernel
 
 Finds every :class:`tracegrad.primitives.kernels.Kernel` defined in a
 ``tracegrad.primitives.*`` module and times, per size, the NumPy expression
@@ -138,6 +139,23 @@ def call_scatter_add(kernel, u, idx):
     return out.reshape(-1)
 
 
+def sinc_numpy(x):
+    """NumPy's sinc (``numpy.sinc`` itself: where, multiply, sin, divide)."""
+    return np.sinc(x)
+
+
+def sinc_grad_numpy(g, x):
+    """``g * sinc'(x) = g * (cos(pi x) - sinc(x)) / x`` (0 at 0)."""
+    with np.errstate(all="ignore"):
+        return g * np.where(x == 0, 0.0, (np.cos(np.pi * x) - np.sinc(x)) / x)
+
+
+def call_logaddexp_grad(kernel, g, x, y):
+    out = np.empty_like(g)
+    kernel(g, x, y, math.log(2.0), out)
+    return out
+
+
 @dataclass
 class Entry:
     """How to time one kernel-backed primitive.
@@ -186,6 +204,10 @@ KERNELS = {
     "reductions._extremum_tangent_kernel": Entry("extremum_tangent", "row-max tangent, mean over ties", lambda n: [batch(n), (x := batch(n)), x.max(axis=1)], max_tangent, AXIS1, call_max_tangent),
     "reductions._recurrence_kernel": Entry("linear_recurrence", "y[k] = a[k] y[k-1] + b[k] down axis 0", lambda n: [batch(n), batch(n)], recurrence, lambda n: {"axis": 0, "reverse": False}, call_recurrence),
     "reductions._scan_kernel": Entry("cumsum", "cumsum down axis 0", lambda n: [batch(n)], lambda x: np.cumsum(x, axis=0), lambda n: {"axis": 0, "reverse": False}, call_cumsum),
+    "_elementwise_fused_kernels.sinc_kernel": Entry("sinc", "sin(pi x) / (pi x), vectorized sin", lambda n: [normal(n) * 3.0], sinc_numpy),
+    "_elementwise_fused_kernels.sinc_grad_kernel": Entry("sinc_grad", "g * sinc'(x), fused", lambda n: [normal(n), normal(n) * 3.0], sinc_grad_numpy),
+    "_elementwise_fused_kernels.fmod_grad_kernel": Entry("fmod_grad", "-g * trunc(x1 / x2), exact quotient", lambda n: [normal(n), normal(n) * 10.0, normal(n)], lambda g, a, b: -g * np.trunc(a / b)),
+    "_elementwise_fused_kernels.logaddexp_grad_kernel": Entry("logaddexp_grad", "g * sigmoid(ln2 (x - y)) (logaddexp2)", lambda n: [normal(n), normal(n), normal(n)], lambda g, x, y: g / (1.0 + np.exp2(y - x)), lambda n: {"scale": math.log(2.0)}, call_logaddexp_grad),
     "indexing._scatter_add_kernel": Entry("scatter_add", "bincount: out[idx[j]] += u[j], n/4 bins", scatter_inputs, lambda u, idx: np.bincount(idx, u, scatter_size(u.size)), lambda n: {"axis": 0, "size": scatter_size(n)}, call_scatter_add),
 }
 
@@ -328,6 +350,18 @@ def measure(entry, kernel, n, args):
     return summarize(times["numpy"]), summarize(times["kernel"]), summarize(times["impl"]), uses
 
 
+def impl_runs(used):
+    """The README's "the impl runs" cell from the impl's kernels at each of ``SIZES``."""
+    kernel_at = [n for n, u in zip(SIZES, used) if u != "NumPy"]
+    if not kernel_at:
+        return "NumPy"
+    kernels = sorted({u for u in used if u != "NumPy"})
+    what = kernels[0] if len(kernels) == 1 else ", ".join(kernels)
+    if len(kernel_at) == len(SIZES):
+        return what
+    return f"NumPy at n = {SIZES[0]:,}, {what} from n = {kernel_at[0]:,}"
+
+
 def fmt_us(stat):
     value = stat[0] * 1e6
     return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
@@ -342,6 +376,8 @@ def main(argv=None):
     p.add_argument(
         "--only", help="comma-separated substrings: time only the kernels whose name has one"
     )
+    p.add_argument("--markdown", action="store_true",
+                   help="print the README's table: kernel/NumPy ratios per size, one row each")
     args = p.parse_args(argv)
     if args.quick:
         args.rounds, args.min_sample, args.budget = 3, 0.001, 1.0
@@ -361,22 +397,34 @@ def main(argv=None):
 
     header = ["primitive", "computes", "n", "NumPy (µs)", "kernel (µs)", "kernel/NumPy",
               "impl (µs)", "impl uses"]
+    if args.markdown:
+        header = ["primitive", "computes"] + [
+            f"kernel time / NumPy time at n = {n:,}" if i == 0 else f"{n:,}"
+            for i, n in enumerate(SIZES)] + ["the impl runs"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     errors = 0
     for name, entry, kernel in jobs:
+        ratios, used = [], []
         for n in SIZES:
             try:
                 t_np, t_k, t_impl, uses = measure(entry, kernel, n, args)
             except Exception as e:  # noqa: BLE001 - one broken entry must not hide the rest
                 print(f"| `{entry.prim}` | {name} | {n:,} | error: {type(e).__name__}: {e} |||||")
                 errors += 1
-                continue
-            print(
-                f"| `{entry.prim}` | {entry.computes} | {n:,} | {fmt_us(t_np)} | {fmt_us(t_k)} "
-                f"| {t_k[0] / t_np[0]:.2f} | {fmt_us(t_impl)} | {uses} |",
-                flush=True,
-            )
+                break
+            ratios.append(t_k[0] / t_np[0])
+            used.append(uses)
+            if not args.markdown:
+                print(
+                    f"| `{entry.prim}` | {entry.computes} | {n:,} | {fmt_us(t_np)} "
+                    f"| {fmt_us(t_k)} | {t_k[0] / t_np[0]:.2f} | {fmt_us(t_impl)} | {uses} |",
+                    flush=True,
+                )
+        if args.markdown and len(ratios) == len(SIZES):
+            cells = " | ".join(f"{r:.2f}" for r in ratios)
+            print(f"| `{entry.prim}` | {entry.computes} | {cells} | {impl_runs(used)} |",
+                  flush=True)
     print("\nmedians; n = elements of the largest input; float64; kernel times include "
           "allocating the output; \"a plain Numba loop\" rows time a one-loop kernel "
           "written in this script, to compare with NumPy and with the impl.")

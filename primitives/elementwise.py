@@ -886,25 +886,20 @@ def mod(x, y):
 logaddexp_p = _primitive("logaddexp", np.logaddexp)
 
 
-def _logaddexp_share(x, y):
-    # d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at
-    # +-1000, and exactly 0.5 at every finite tie (x - y == 0).  Only the tie
-    # inf == inf, where x - y is NaN, is selected (double where); a select on
-    # every tie would cut the second derivative there (1/4, not 0).
-    diff = sub(x, y)
-    both_inf = logical_and(eq(x, y), ne(diff, diff))
-    return select(both_inf, 0.5, ops.sigmoid(select(both_inf, 0.0, diff)))
-
-
+# d/dx log(e^x + e^y) = e^x / (e^x + e^y) = sigmoid(x - y): finite at
+# +-1000, and exactly 0.5 at every finite tie (x - y == 0); 0.5 also at the
+# tie inf == inf, where x - y is NaN.  The second derivative s (1 - s) is 1/4
+# at finite ties and 0 at the infinite one (see logaddexp_grad's rules).
+# g * sigmoid(x - y) in one fused pass (logaddexp_grad, primitives/elementwise_fused.py)
 defjvp(
     logaddexp_p,
-    lambda g, ans, x, y: mul(g, _logaddexp_share(x, y)),
-    lambda g, ans, x, y: mul(g, _logaddexp_share(y, x)),
+    lambda g, ans, x, y: ops.logaddexp_grad(g, x, y),
+    lambda g, ans, x, y: ops.logaddexp_grad(g, y, x),
 )
 defvjp_broadcasting(
     logaddexp_p,
-    lambda ct, ans, x, y: mul(ct, _logaddexp_share(x, y)),
-    lambda ct, ans, x, y: mul(ct, _logaddexp_share(y, x)),
+    lambda ct, ans, x, y: ops.logaddexp_grad(ct, x, y),
+    lambda ct, ans, x, y: ops.logaddexp_grad(ct, y, x),
 )
 
 

@@ -135,6 +135,15 @@ from .linalg import (
     svd,
 )
 from .fft import fft
+from .elementwise_fused import (
+    fmod,
+    fmod_grad,
+    ldexp,
+    logaddexp2,
+    logaddexp_grad,
+    sinc,
+    sinc_grad,
+)
 from .nn import (
     erf,
     gelu,
@@ -196,6 +205,8 @@ __all__ = [
     "fft",
     "floor",
     "floor_divide",
+    "fmod",
+    "fmod_grad",
     "full_like",
     "gather",
     "ge",
@@ -209,6 +220,7 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "ldexp",
     "le",
     "linear_recurrence",
     "log",
@@ -219,6 +231,8 @@ __all__ = [
     "log_softmax_jvp",
     "log_softmax_vjp",
     "logaddexp",
+    "logaddexp2",
+    "logaddexp_grad",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -259,6 +273,8 @@ __all__ = [
     "sign",
     "sin",
     "sin_grad",
+    "sinc",
+    "sinc_grad",
     "sinh",
     "slice",
     "slogdet",

@@ -225,6 +225,28 @@ for _names, _g0, _g1, _dts in [
         V([_g0(), _g1(2, 3)], {}, _dts),
         V([_g0(4), Fixed(1.5)], {}, _dts),
     )
+# primitives/elementwise_fused.py: a small variant (NumPy path) and one of 150
+# elements (the Numba kernels run on 128+ same-shape float operands)
+case("sinc", V([real(2, 3)], {}), V([real()], {}), V([real(3, 50)], {}))
+case(
+    "sinc_grad",
+    V([real(2, 3), real(3)], {}),
+    V([real(3, 50), real(3, 50)], {}),
+    V([real(4), Fixed(1.5)], {}),
+)
+case("fmod", V([real(2, 3), nonzero(3)], {}, FI), V([real(4), Fixed(1.5)], {}, FI))
+case(
+    "fmod_grad",
+    V([real(2, 3), real(3), nonzero(2, 3)], {}),
+    V([real(3, 50), real(3, 50, lo=-9.0, hi=9.0), nonzero(3, 50)], {}),
+)
+case("logaddexp2", V([real(2, 3), real(3)], {}), V([real(4), Fixed(1.5)], {}))
+case(
+    "logaddexp_grad",
+    V([real(2, 3), real(3), real(2, 3)], {"scale": 1.0}),
+    V([real(3, 50), real(3, 50), real(3, 50)], {"scale": float(np.log(2.0))}),
+)
+case("ldexp", V([real(2, 3), index(5, 3)], {}), V([real(4), Fixed(3)], {}))
 case(
     "integer_pow",
     V([real(2, 3)], {"y": 3}, FI),

@@ -157,11 +157,6 @@ def rad2deg(x, /, out=None, **kwargs):
 radians = deg2rad
 degrees = rad2deg
 
-# |pi x| below this uses the Taylor series 1 - u**2/6 + u**4/120 - u**6/5040,
-# whose truncation error (u**8/362880 < 1e-29) is far below float64 rounding
-_SINC_SERIES = 1e-3
-
-
 @implements(np.sinc)
 def sinc(x):
     """The normalized sinc function ``sin(pi x) / (pi x)``, 1 at ``x = 0``.
@@ -182,18 +177,11 @@ def sinc(x):
     ``1 - u**2/6 + u**4/120 - u**6/5040`` with ``u = pi x``, so every
     derivative at 0 is the limit of the derivatives of ``sin(u)/u`` (first
     derivative 0, second ``-pi**2/3``), not only the value.  Elsewhere the
-    quotient is used, its input guarded so the unselected branch stays
-    finite.
+    quotient is used.  One primitive (``primitives.elementwise_fused``):
+    a fused Numba pass for the value and one for the derivative.
     """
     x = x if isinstance(x, Tracer) else np.asarray(x)
-    u = ops.mul(_floating(x), math.pi)
-    small = ops.lt(ops.abs(u), _SINC_SERIES)
-    safe = ops.select(small, ops.ones_like(u), u)
-    quotient = ops.div(ops.sin(safe), safe)
-    u2 = ops.square(u)
-    series = ops.add(1.0, ops.mul(u2, ops.add(-1.0 / 6.0, ops.mul(
-        u2, ops.add(1.0 / 120.0, ops.mul(u2, -1.0 / 5040.0))))))
-    return ops.select(small, series, quotient)
+    return ops.sinc(_floating(x))
 
 
 @implements(np.fabs)
@@ -284,20 +272,16 @@ def fmod(x1, x2, /, out=None, **kwargs):
 
     Notes
     -----
-    Computed as ``s * mod(s * x1, abs(x2))`` with ``s = -1`` where ``x1``
-    has its sign bit set and ``+1`` elsewhere; ``mod`` of two non-negative
-    numbers is exactly the C ``fmod``, so the value is NumPy's bit for bit.
-    Partial derivatives ``(1, -trunc(x1 / x2))``, also at ``x1 = 0`` (where
-    the function is ``x1`` itself for any ``x2 != 0``).
+    A primitive computing NumPy's ``fmod`` (bit for bit).  Partial
+    derivatives ``(1, -trunc(x1 / x2))``, the quotient exact (that of
+    ``floor_divide(|x1|, |x2|)``), also at ``x1 = 0`` (where the function is
+    ``x1`` itself for any ``x2 != 0``); NaN in ``x2`` where the value is NaN.
     """
     _check("fmod", out, kwargs)
     x1, x2 = _binary(x1, x2)
     if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
         return np.fmod(x1, x2)
-    x1 = x1 if hasattr(x1, "shape") else np.asarray(x1, result_type(x1, x2))
-    neg = _signbit(x1) if _dtype(x1).kind == "f" else ops.lt(x1, 0)
-    s = ops.select(neg, ops.full_like(x1, -1), ops.full_like(x1, 1))
-    return ops.mul(s, ops.mod(ops.mul(s, x1), ops.abs(x2)))
+    return ops.fmod(x1, x2)
 
 
 @implements(np.copysign)
@@ -316,10 +300,12 @@ def copysign(x1, x2, /, out=None, **kwargs):
 
     Notes
     -----
-    Computed as ``where(signbit(x1) != signbit(x2), -x1, x1)``: the
-    derivative in ``x1`` is ``+1`` or ``-1`` by the branch taken; at
-    ``x1 = +-0.0`` it is the sign of ``x2`` (JAX's value, the derivative
-    of ``|x1|`` or ``-|x1|`` from the right).  None in ``x2``.
+    Computed on tracers as ``(x1 + 0.0) * m`` with the constant
+    ``m = -1`` where ``(x1 < 0) != signbit(x2)``, else ``+1`` (``+ 0.0``
+    makes ``-0.0`` positive, so a zero gets exactly ``x2``'s sign): the
+    derivative in ``x1`` is ``m``, at ``x1 = +-0.0`` the sign of ``x2``
+    (JAX's value, the derivative of ``|x1|`` or ``-|x1|`` from the right),
+    and the derivative pass is one multiplication.  None in ``x2``.
     """
     _check("copysign", out, kwargs)
     x1, x2 = _binary(x1, x2)
@@ -328,14 +314,9 @@ def copysign(x1, x2, /, out=None, **kwargs):
     x1 = _floating(x1)
     x2 = _floating(x2)
     x1 = _cast(x1, result_type(x1, x2))
-    neg2 = _signbit(x2)
-    flip = ops.ne(_signbit(x1), neg2)
-    general = ops.select(flip, ops.neg(x1), x1)
-    # at x1 = +-0 the derivative is the sign of x2 (JAX's convention); x1 + 0.0
-    # turns -0.0 into +0.0 so the value keeps x2's sign exactly
-    at_zero = ops.add(x1, 0.0)
-    at_zero = ops.select(neg2, ops.neg(at_zero), at_zero)
-    return ops.select(ops.eq(x1, 0.0), at_zero, general)
+    flip = ops.ne(ops.lt(x1, 0.0), _signbit(x2))  # bool: no derivative
+    m = ops.select(flip, ops.full_like(x1, -1.0), ops.full_like(x1, 1.0))
+    return ops.mul(ops.add(x1, 0.0), m)
 
 
 @implements(np.float_power)
@@ -365,8 +346,6 @@ def float_power(x1, x2, /, out=None, **kwargs):
     return ops.pow(f64(x1), f64(x2))
 
 
-_LN2 = math.log(2.0)
-
 
 @implements(np.logaddexp2)
 def logaddexp2(x1, x2, /, out=None, **kwargs):
@@ -384,13 +363,13 @@ def logaddexp2(x1, x2, /, out=None, **kwargs):
 
     Notes
     -----
-    ``logaddexp(x1 ln 2, x2 ln 2) / ln 2``; partial derivatives
-    ``(sigmoid((x1 - x2) ln 2), sigmoid((x2 - x1) ln 2))``, 0.5 each at a tie.
+    NumPy's ``logaddexp2`` (a primitive); partial derivatives
+    ``(sigmoid((x1 - x2) ln 2), sigmoid((x2 - x1) ln 2))``, 0.5 each at a tie,
+    each one fused pass.
     """
     _check("logaddexp2", out, kwargs)
     x1, x2 = _binary(x1, x2)
-    return ops.div(ops.logaddexp(ops.mul(_floating(x1), _LN2), ops.mul(_floating(x2), _LN2)),
-                   _LN2)
+    return ops.logaddexp2(_floating(x1), _floating(x2))
 
 
 @implements(np.heaviside)
@@ -418,7 +397,8 @@ def heaviside(x1, x2, /, out=None, **kwargs):
     x1 = _floating(x1)
     x2 = _floating(x2)
     dt = result_type(x1, x2)
-    # x1's shape, NaN where x1 is NaN
+    # x1's shape, NaN where x1 is NaN (no derivative: the step is constant)
+    x1 = ops.stop_gradient(x1)
     zero = _cast(ops.select(ops.isnan(x1), x1, ops.zeros_like(x1)), dt)
     step = ops.select(ops.gt(x1, 0.0), ops.add(zero, 1.0), zero)
     return ops.select(ops.eq(x1, 0.0), _cast(x2, dt), step)
@@ -461,10 +441,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     info = np.finfo(dt)
     hi = float(info.max) if posinf is None else posinf
     lo = float(info.min) if neginf is None else neginf
-    out = ops.select(ops.isnan(x), ops.full_like(x, nan), x)
-    out = ops.select(ops.isinf(x), ops.select(ops.gt(x, 0.0), ops.full_like(x, hi),
-                                              ops.full_like(x, lo)), out)
-    return out
+    # the replacements are constants, so the derivative pass is one select
+    xs = ops.stop_gradient(x)
+    fill = ops.select(ops.isnan(xs), ops.full_like(xs, nan),
+                      ops.select(ops.gt(xs, 0.0), ops.full_like(xs, hi), ops.full_like(xs, lo)))
+    return ops.select(ops.isfinite(xs), x, fill)
 
 
 @implements(np.real_if_close)
@@ -515,26 +496,15 @@ def ldexp(x1, x2, /, out=None, **kwargs):
 
     Notes
     -----
-    On tracers the product is ``x1 * exp2(x2)`` in ``x1``'s dtype, exact
-    wherever ``2**x2`` is a normal number of that dtype; NumPy's ``ldexp``
-    also reaches results whose ``2**x2`` alone would overflow or underflow.
+    A primitive computing NumPy's ``ldexp`` (exact, also where ``2**x2``
+    alone would overflow or underflow); linear in ``x1``, so its derivative
+    is ``ldexp`` again.
     """
     _check("ldexp", out, kwargs)
     x1, x2 = _binary(x1, x2)
     if _dtype(x2).kind not in "iub":
         raise TypeError(f"ldexp needs integer exponents x2, got dtype {_dtype(x2)}")
-    if not isinstance(x1, Tracer) and not isinstance(x2, Tracer):
-        return np.ldexp(x1, x2)
-    x1 = _floating(x1)
-    dt = _dtype(x1)
-    scale = ops.convert_element_type(ops.exp2(ops.convert_element_type(x2, np.float64)), dt)
-    return ops.mul(x1, scale)
-
-
-def _scale(x, k):
-    """``x * 2**k`` in two exact steps, so ``2**k`` alone may overflow (subnormal ``x``)."""
-    h = ops.floor(ops.mul(k, 0.5))
-    return ops.mul(ops.mul(x, ops.exp2(h)), ops.exp2(ops.sub(k, h)))
+    return ops.ldexp(_floating(x1), x2)
 
 
 @implements(np.frexp)
@@ -557,25 +527,23 @@ def frexp(x, /, out=None, **kwargs):
     -----
     On tracers ``e`` starts from ``floor(log2(|x|)) + 1`` and is corrected by
     one where ``|x| * 2**-e`` falls outside ``[0.5, 1)``; the scalings are
-    powers of two (applied in two halves, so subnormal ``x`` works too), so
-    ``m`` is exact.
+    ``ldexp`` (exact, subnormal ``x`` too), so ``m`` is exact and its
+    derivative pass is one ``ldexp``.
     """
     _check("frexp", out, kwargs)
     x = _x(x)
     if not isinstance(x, Tracer):
         return np.frexp(x)
     x = _floating(x)
-    dt = _dtype(x)
     a = ops.abs(ops.stop_gradient(x))
     regular = ops.logical_and(ops.isfinite(a), ops.gt(a, 0.0))
     safe = ops.select(regular, a, ops.ones_like(a))
-    e = ops.add(ops.floor(ops.log2(safe)), 1.0)
-    m = _scale(safe, ops.neg(e))
-    e = ops.add(e, ops.sub(ops.convert_element_type(ops.ge(m, 1.0), dt),
-                           ops.convert_element_type(ops.lt(m, 0.5), dt)))
+    e = ops.convert_element_type(ops.add(ops.floor(ops.log2(safe)), 1.0), np.int32)
+    m = ops.ldexp(safe, ops.neg(e))
+    e = ops.add(e, ops.sub(ops.convert_element_type(ops.ge(m, 1.0), np.int32),
+                           ops.convert_element_type(ops.lt(m, 0.5), np.int32)))
     e = ops.select(regular, e, ops.zeros_like(e))
-    mant = _scale(x, ops.neg(e))
-    return mant, ops.convert_element_type(e, np.int32)
+    return ops.ldexp(x, ops.neg(e)), e
 
 
 
@@ -743,11 +711,11 @@ def modf(x, /, out=None, **kwargs):
     x = _floating(x)
     t = ops.select(ops.lt(x, 0.0), ops.ceil(x), ops.floor(x))
     t = ops.stop_gradient(ops.select(ops.eq(x, 0.0), x, t))  # keep the sign of zero
-    neg = _signbit(x)
-    # -(t - x) for negative x: the same value, but -0.0 where the fraction is 0
-    frac = ops.select(neg, ops.neg(ops.sub(t, x)), ops.sub(x, t))
-    signed_zero = ops.select(neg, ops.full_like(x, -0.0), ops.zeros_like(x))
-    frac = ops.select(ops.isinf(x), signed_zero, frac)
+    # fmod(x, 1) is x - trunc(x) exactly, -0.0 for negative integers as in
+    # NumPy, derivative 1 (one pass); at +-inf it is NaN, where modf gives +-0
+    xs = ops.stop_gradient(x)
+    signed_zero = ops.select(_signbit(xs), ops.full_like(x, -0.0), ops.zeros_like(x))
+    frac = ops.select(ops.isinf(xs), signed_zero, ops.fmod(x, 1.0))
     return frac, t
 
 

@@ -1,0 +1,329 @@
+"""Elementwise primitives for NumPy functions whose composites took many passes.
+
+``tracegrad.numpy``'s ``sinc``, ``fmod``, ``modf``, ``logaddexp2``, ``ldexp``
+and ``frexp`` were composites of the basic primitives: right to any order,
+but on 1e6 float64 elements 1.5-10x slower than NumPy in a value or
+derivative pass (each step a pass over memory).  Each is now one primitive
+whose impl is NumPy's own ufunc (``fmod``, ``logaddexp2``, ``ldexp``: the
+values are NumPy's bit for bit) or a fused Numba kernel (``sinc``), and
+whose derivative is one fused kernel (``sinc_grad``, ``fmod_grad``,
+``logaddexp_grad``) or itself (``ldexp`` is linear in ``x1``); ``logaddexp``'s derivative
+(:mod:`.elementwise`) is ``logaddexp_grad`` too.  The rules of
+the derivative primitives are written with primitives, so every order
+differentiates; ``benchmarks/elementwise.py`` times each against NumPy.
+
+Kernels run on same-shape, same-dtype float32/float64 operands of
+``vecmath.MIN_KERNEL_SIZE`` (128) elements or more; anything else (small,
+broadcasting, complex, float16 operands) takes the NumPy formulation of the
+same formula, in the impl below each primitive.  The kernels live in
+:mod:`._elementwise_fused_kernels`, imported (with Numba) on the first
+kernel call; each compiles on its first call (or loads from Numba's cache).
+"""
+import math
+
+import numpy as np
+
+from .core import Primitive, defjvp, defvjp
+from . import ops, vecmath
+from .batching import defbatch_elementwise
+from .elementwise import _elementwise_aval
+from .kernels import FLOAT_DTYPES, ensure_numba
+from .structural import defvjp_broadcasting
+
+__all__ = ["sinc", "sinc_grad", "fmod", "fmod_grad", "logaddexp2", "logaddexp_grad", "ldexp"]
+
+_k = None  # the module primitives._elementwise_fused_kernels, once imported
+
+
+def _kernels():
+    global _k
+    if _k is None:
+        ensure_numba()
+        from . import _elementwise_fused_kernels  # lazy: imports Numba (and compiles) on first use
+
+        _k = _elementwise_fused_kernels
+    return _k
+
+
+def _run(name, numpy_fn, *xs, **params):
+    """``name(*flat_xs, *params, flat_out)`` when every ``x`` is an ndarray of one
+    float32/float64 dtype and shape with 128+ elements, else ``numpy_fn``."""
+    x0 = xs[0]
+    if (
+        type(x0) is np.ndarray
+        and x0.dtype in FLOAT_DTYPES
+        and x0.size >= vecmath.MIN_KERNEL_SIZE
+        and all(type(x) is np.ndarray and x.dtype == x0.dtype and x.shape == x0.shape
+                for x in xs[1:])
+    ):
+        out = np.empty(x0.shape, x0.dtype)
+        getattr(_k or _kernels(), name)(*(x.ravel() for x in xs), *params.values(),
+                                        out.ravel())
+        return out
+    with np.errstate(all="ignore"):
+        return np.asarray(numpy_fn(*xs, **params))[()]
+
+
+# ==========================================================================
+# sinc(x) = sin(pi x) / (pi x), 1 at 0
+
+#: ``|pi x|`` below this uses the Taylor series ``1 - u**2/6 + u**4/120 -
+#: u**6/5040`` of ``sin(u)/u`` (truncation error ``u**8/9! < 1e-29``, far
+#: below float64 rounding); its derivatives are those of the series, so
+#: every derivative at 0 is the limit of the derivatives of ``sin(u)/u``.
+SINC_SERIES = 1e-3
+_S2, _S4, _S6 = -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0
+# the series' first and second derivatives in x: pi**2 (2 S2, 4 S4, 6 S6) and
+# pi**2 (2 S2, 12 S4, 30 S6)
+_D0, _D2, _D4 = -math.pi ** 2 / 3.0, math.pi ** 2 / 30.0, -math.pi ** 2 / 840.0
+_E0, _E2, _E4 = -math.pi ** 2 / 3.0, math.pi ** 2 / 10.0, -math.pi ** 2 / 168.0
+
+
+def _wide(x):
+    """``x`` in double precision (float64 or complex128): the kernels compute
+    float32 in float64 and round once, and so does the NumPy path."""
+    return np.asarray(x, np.result_type(x, np.float64))
+
+
+def _sinc_numpy(x):
+    dt = np.result_type(x, 1.0)
+    u = _wide(x) * math.pi
+    small = np.abs(u) < SINC_SERIES
+    safe = np.where(small, 1.0, u)
+    u2 = u * u
+    series = 1.0 + u2 * (_S2 + u2 * (_S4 + u2 * _S6))
+    return np.where(small, series, np.sin(safe) / safe).astype(dt)
+
+
+def _dsinc_numpy(g, x):
+    dt = np.result_type(g, x, 1.0)
+    u = _wide(x) * math.pi
+    small = np.abs(u) < SINC_SERIES
+    safe = np.where(small, 1.0, u)
+    u2 = u * u
+    series = _wide(x) * (_D0 + u2 * (_D2 + u2 * _D4))
+    d = np.where(small, series, math.pi * ((np.cos(safe) - np.sin(safe) / safe) / safe))
+    return (_wide(g) * d).astype(dt)
+
+
+sinc_p = Primitive("sinc")
+defbatch_elementwise(sinc_p)
+
+
+@sinc_p.def_impl
+def _sinc_impl(x):
+    """One Numba pass (vectorized ``sin``) for float arrays of 128+ elements."""
+    return _run("sinc_kernel", _sinc_numpy, x)
+
+
+sinc_p.def_abstract_eval(_elementwise_aval(_sinc_numpy))
+defjvp(sinc_p, lambda g, ans, x: sinc_grad(g, x))
+defvjp(sinc_p, lambda ct, ans, x: sinc_grad(ct, x))
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)`` elementwise, 1 at 0 (float or complex ``x``)."""
+    return sinc_p.bind(x)
+
+
+def _sinc_second(x):
+    """``sinc''(x)`` with primitives: ``-pi**2 sinc(x) - 2 sinc'(x) / x``, the
+    second derivative of the Taylor series near 0 (so it differentiates again)."""
+    u = ops.mul(x, math.pi)
+    small = ops.lt(ops.abs(u), SINC_SERIES)
+    safe = ops.select(small, ops.ones_like(x), x)
+    general = ops.sub(ops.mul(-math.pi ** 2, sinc(safe)),
+                      ops.div(ops.mul(2.0, sinc_grad(ops.ones_like(safe), safe)), safe))
+    u2 = ops.square(u)
+    series = ops.add(_E0, ops.mul(u2, ops.add(_E2, ops.mul(u2, _E4))))
+    return ops.select(small, series, general)
+
+
+sinc_grad_p = Primitive("sinc_grad")
+defbatch_elementwise(sinc_grad_p)
+
+
+@sinc_grad_p.def_impl
+def _sinc_grad_impl(g, x):
+    """``g * sinc'(x)`` in one Numba pass (sin and cos polynomials) when ``g``
+    and ``x`` share a float dtype and shape of 128+ elements."""
+    return _run("sinc_grad_kernel", _dsinc_numpy, g, x)
+
+
+sinc_grad_p.def_abstract_eval(_elementwise_aval(_dsinc_numpy))
+defjvp(
+    sinc_grad_p,
+    lambda tg, ans, g, x: sinc_grad(tg, x),
+    lambda tx, ans, g, x: ops.mul(tx, ops.mul(g, _sinc_second(x))),
+)
+defvjp_broadcasting(
+    sinc_grad_p,
+    lambda ct, ans, g, x: sinc_grad(ct, x),
+    lambda ct, ans, g, x: ops.mul(ct, ops.mul(g, _sinc_second(x))),
+)
+
+
+def sinc_grad(g, x):
+    """``g * sinc'(x)``: the sinc derivative applied to ``g``, fused."""
+    return sinc_grad_p.bind(g, x)
+
+
+# ==========================================================================
+# fmod(x1, x2): C's remainder, the sign of x1; partials (1, -trunc(x1 / x2))
+
+fmod_p = Primitive("fmod")
+fmod_p.def_impl(np.fmod)
+fmod_p.def_abstract_eval(_elementwise_aval(np.fmod))
+defbatch_elementwise(fmod_p)
+defjvp(
+    fmod_p,
+    lambda g, ans, x1, x2: g,
+    lambda g, ans, x1, x2: fmod_grad(g, x1, x2),
+)
+defvjp_broadcasting(
+    fmod_p,
+    lambda ct, ans, x1, x2: ct,
+    lambda ct, ans, x1, x2: fmod_grad(ct, x1, x2),
+)
+
+
+def fmod(x1, x2):
+    """``x1 - trunc(x1 / x2) * x2``, NumPy's ``fmod`` (exact)."""
+    return fmod_p.bind(x1, x2)
+
+
+def _fmod_grad_numpy(g, x1, x2):
+    # -g * trunc(x1 / x2) with the quotient of NumPy's floor_divide (exact,
+    # where the rounded x1 / x2 may round up onto the next integer)
+    s = np.where(np.signbit(x1), -1.0, 1.0)
+    q = np.floor_divide(np.abs(x1), np.abs(x2)) * (s * np.sign(x2))
+    return -(g * q).astype(np.result_type(g, x1, x2))
+
+
+fmod_grad_p = Primitive("fmod_grad")
+defbatch_elementwise(fmod_grad_p)
+
+
+@fmod_grad_p.def_impl
+def _fmod_grad_impl(g, x1, x2):
+    """``-g * trunc(x1 / x2)`` (exact quotient) in one Numba pass; NaN where
+    ``x2 == 0`` or ``x1`` is infinite (where ``fmod`` is NaN), 0 where ``x2``
+    is infinite."""
+    return _run("fmod_grad_kernel", _fmod_grad_numpy, g, x1, x2)
+
+
+fmod_grad_p.def_abstract_eval(_elementwise_aval(_fmod_grad_numpy))
+# linear in g; the quotient is piecewise constant in x1 and x2
+defjvp(fmod_grad_p, lambda tg, ans, g, x1, x2: fmod_grad(tg, x1, x2), None, None)
+defvjp_broadcasting(fmod_grad_p, lambda ct, ans, g, x1, x2: fmod_grad(ct, x1, x2), None, None)
+
+
+def fmod_grad(g, x1, x2):
+    """``-g * trunc(x1 / x2)``: ``g`` times the partial of ``fmod`` in ``x2``."""
+    return fmod_grad_p.bind(g, x1, x2)
+
+
+# ==========================================================================
+# logaddexp2(x1, x2) = log2(2**x1 + 2**x2)
+
+_LN2 = math.log(2.0)
+
+logaddexp2_p = Primitive("logaddexp2")
+logaddexp2_p.def_impl(np.logaddexp2)
+logaddexp2_p.def_abstract_eval(_elementwise_aval(np.logaddexp2))
+defbatch_elementwise(logaddexp2_p)
+defjvp(
+    logaddexp2_p,
+    lambda g, ans, x1, x2: logaddexp_grad(g, x1, x2, _LN2),
+    lambda g, ans, x1, x2: logaddexp_grad(g, x2, x1, _LN2),
+)
+defvjp_broadcasting(
+    logaddexp2_p,
+    lambda ct, ans, x1, x2: logaddexp_grad(ct, x1, x2, _LN2),
+    lambda ct, ans, x1, x2: logaddexp_grad(ct, x2, x1, _LN2),
+)
+
+
+def logaddexp2(x1, x2):
+    """``log2(2**x1 + 2**x2)`` (NumPy's ``logaddexp2``); partials 0.5 at a tie."""
+    return logaddexp2_p.bind(x1, x2)
+
+
+def _logaddexp_grad_numpy(g, x, y, scale):
+    dt = np.result_type(g, x, y, 1.0)
+    x, y = _wide(x), _wide(y)
+    d = scale * (x - y)
+    e = np.exp(-np.abs(d))
+    s = np.where(d >= 0, 1.0, e) / (1.0 + e)
+    return (_wide(g) * np.where((x == y) & np.isnan(d), 0.5, s)).astype(dt)
+
+
+logaddexp_grad_p = Primitive("logaddexp_grad")
+defbatch_elementwise(logaddexp_grad_p)
+
+
+@logaddexp_grad_p.def_impl
+def _logaddexp_grad_impl(g, x, y, *, scale):
+    """``g * sigmoid(scale * (x - y))`` in one Numba pass (vectorized ``exp``);
+    ``0.5 * g`` at the tie of two equal infinities."""
+    return _run("logaddexp_grad_kernel", _logaddexp_grad_numpy, g, x, y, scale=float(scale))
+
+
+logaddexp_grad_p.def_abstract_eval(_elementwise_aval(_logaddexp_grad_numpy))
+
+
+def _share_slope(x, y, scale):
+    """``d/dx sigmoid(scale (x - y))`` with primitives; 0 at the tie of two equal
+    infinities (where the share is the constant 0.5), selected twice so no NaN leaks."""
+    d = ops.mul(scale, ops.sub(x, y))
+    both_inf = ops.logical_and(ops.eq(x, y), ops.ne(d, d))
+    s = ops.sigmoid(ops.select(both_inf, 0.0, d))
+    return ops.select(both_inf, 0.0, ops.mul(scale, ops.sigmoid_grad(ops.ones_like(s), s)))
+
+
+defjvp(
+    logaddexp_grad_p,
+    lambda tg, ans, g, x, y, *, scale: logaddexp_grad(tg, x, y, scale),
+    lambda tx, ans, g, x, y, *, scale: ops.mul(tx, ops.mul(g, _share_slope(x, y, scale))),
+    lambda ty, ans, g, x, y, *, scale: ops.neg(ops.mul(ty, ops.mul(g, _share_slope(x, y, scale)))),
+)
+defvjp_broadcasting(
+    logaddexp_grad_p,
+    lambda ct, ans, g, x, y, *, scale: logaddexp_grad(ct, x, y, scale),
+    lambda ct, ans, g, x, y, *, scale: ops.mul(ct, ops.mul(g, _share_slope(x, y, scale))),
+    lambda ct, ans, g, x, y, *, scale: ops.neg(ops.mul(ct, ops.mul(g, _share_slope(x, y, scale)))),
+)
+
+
+def logaddexp_grad(g, x, y, scale=1.0):
+    """``g * sigmoid(scale * (x - y))``: ``g`` times the partial of ``logaddexp``
+    (``scale = 1``) or ``logaddexp2`` (``scale = ln 2``) in ``x``, fused."""
+    return logaddexp_grad_p.bind(g, x, y, scale=float(scale))
+
+
+# ==========================================================================
+# ldexp(x1, k) = x1 * 2**k (k integer), linear in x1
+
+ldexp_p = Primitive("ldexp")
+
+
+@ldexp_p.def_impl
+def _ldexp_impl(x1, k):
+    """NumPy's ``ldexp``, with 64-bit integer exponents clipped to +-4096 and
+    passed as int32: NumPy's int64 loop is 9x slower than its int32 one at 1e6
+    elements, and every exponent beyond +-2200 over- or underflows alike."""
+    if type(k) is np.ndarray and k.dtype.kind in "iu" and k.dtype.itemsize > 4:
+        k = np.clip(k, -4096, 4096).astype(np.int32)
+    return np.ldexp(x1, k)
+
+
+ldexp_p.def_abstract_eval(_elementwise_aval(np.ldexp))
+defbatch_elementwise(ldexp_p)
+defjvp(ldexp_p, lambda g, ans, x1, k: ldexp(g, k), None)
+defvjp_broadcasting(ldexp_p, lambda ct, ans, x1, k: ldexp(ct, k), None)
+
+
+def ldexp(x1, k):
+    """``x1 * 2**k`` for integer ``k`` (NumPy's ``ldexp``: exact, also where
+    ``2**k`` alone would overflow or underflow)."""
+    return ldexp_p.bind(x1, k)

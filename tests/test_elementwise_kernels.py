@@ -1,0 +1,243 @@
+"""The fused kernels of primitives/elementwise_fused.py against their NumPy paths.
+
+Every primitive there runs a Numba kernel on same-shape float32/float64
+operands of 128+ elements and the NumPy formulation of the same formula
+otherwise; these tests check that both paths agree (bit for bit where the
+formula is exact), at random points and at the special ones (0, -0.0,
++-inf, NaN, ties, quotients that round onto an integer), and that the
+public functions built on them keep NumPy's values and the derivatives of
+their small-array path at kernel sizes.
+"""
+import numpy as np
+import pytest
+
+import tracegrad as tg
+import tracegrad.numpy as tnp
+from tracegrad.primitives import elementwise_fused as ef
+from tracegrad.primitives import ops, vecmath
+
+N = 4 * vecmath.MIN_KERNEL_SIZE  # kernel size
+rng = np.random.default_rng(7)
+
+
+def same(a, b):
+    """Bitwise equal: NaNs equal, signed zeros distinct."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(np.signbit(a), np.signbit(b))
+
+
+def ulps(a, b):
+    """Largest distance in units of the last place of ``b`` (NaN == NaN)."""
+    dtype = np.asarray(b).dtype
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    both_nan = np.isnan(a) & np.isnan(b)
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    d = np.abs(a - b)[~both_nan] / np.spacing(np.abs(b).astype(dtype))[~both_nan]
+    return float(d.max()) if d.size else 0.0
+
+
+def padded(values, dtype=np.float64, scale=3.0):
+    """``values`` followed by random normals, ``N`` elements in all."""
+    rest = rng.standard_normal(N - len(values)) * scale
+    with np.errstate(over="ignore"):  # float32: 1e300 becomes inf
+        return np.concatenate([np.asarray(values, np.float64), rest]).astype(dtype)
+
+
+def kernel_and_numpy(name, numpy_fn, *xs, **params):
+    """``(kernel result, NumPy-path result)``, the kernel checked to have run."""
+    got = ef._run(name, numpy_fn, *xs, **params)
+    assert ef._k is not None and hasattr(ef._k, name)
+    with np.errstate(all="ignore"):
+        want = numpy_fn(*xs, **params)
+    return got, want
+
+
+SINC_POINTS = [0.0, -0.0, 1e-8, -1e-8, 3e-4, -3e-4, 3.2e-4, 1.0, -2.0, 0.5, 1e5, -3e7,
+               np.inf, -np.inf, np.nan, 5e-324]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sinc_kernel_matches_numpy_path(dtype):
+    x = padded(SINC_POINTS, dtype)
+    got, want = kernel_and_numpy("sinc_kernel", ef._sinc_numpy, x)
+    assert got.dtype == dtype
+    assert ulps(got, want) <= 4
+    assert got[0] == 1.0 and got[1] == 1.0 and got[4] == got[5]  # even
+    assert np.isnan(got[12:15]).all()  # sin(+-inf) / inf, NaN
+    # NumPy's sinc, away from 0 where both use sin(pi x) / (pi x)
+    far = np.abs(x) > 1e-3
+    with np.errstate(all="ignore"):
+        ref = np.sinc(x.astype(np.float64)).astype(dtype)
+    assert np.allclose(got[far], ref[far], rtol=1e-13 if dtype == np.float64 else 1e-6,
+                       atol=1e-15 if dtype == np.float64 else 1e-7, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sinc_grad_kernel_matches_numpy_path(dtype):
+    x = padded(SINC_POINTS, dtype)
+    g = padded([1.0] * len(SINC_POINTS), dtype, 1.0)
+    got, want = kernel_and_numpy("sinc_grad_kernel", ef._dsinc_numpy, g, x)
+    assert got.dtype == dtype
+    assert got[0] == 0.0 and got[1] == 0.0  # sinc'(0) = 0
+    assert got[2] == -got[3] and got[2] == -np.pi ** 2 / 3 * 1e-8  # the Taylor slope
+    fin = np.isfinite(want)
+    assert np.array_equal(fin, np.isfinite(got))
+    # (cos u - sin(u)/u)/u cancels near 0: compare relative to the derivative's scale
+    tol = 1e-13 if dtype == np.float64 else 1e-6
+    assert np.allclose(got[fin], want[fin], rtol=tol, atol=tol * np.abs(g[fin]).max())
+
+
+def test_sinc_public_function_and_derivatives_at_kernel_size():
+    x = padded(SINC_POINTS[:12])
+    small = [tnp.sinc(x[i:i + 1]) for i in range(N)]
+    assert ulps(tnp.sinc(x), np.concatenate(small)) <= 4
+    # forward and reverse derivatives at kernel size equal the NumPy path
+    d_rev = tg.grad(lambda v: tnp.sum(tnp.sinc(v)))(x)
+    d_fwd = tg.jvp(tnp.sinc, (x,), (np.ones(N),))[1]
+    d_small = np.concatenate([tg.grad(lambda v: tnp.sum(tnp.sinc(v)))(x[i:i + 2])
+                              for i in range(0, N, 2)])
+    np.testing.assert_allclose(d_rev, d_small, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(d_fwd, d_small, rtol=1e-12, atol=1e-14)
+    # second derivative: the kernel's own rule, -pi**2 sinc - 2 sinc'/x (series at 0)
+    h = tg.grad(lambda v: tnp.sum(tg.grad(lambda w: tnp.sum(tnp.sinc(w)))(v)))(x)
+    assert h[0] == -np.pi ** 2 / 3
+    u = np.pi * x[12:]
+    want = np.pi ** 2 * (-np.sin(u) / u - 2 * (np.cos(u) - np.sin(u) / u) / u ** 2)
+    np.testing.assert_allclose(h[12:], want, rtol=1e-9, atol=1e-9)
+
+
+def test_sinc_complex_and_integer_input_take_the_numpy_path():
+    z = (rng.standard_normal(N) + 1j * rng.standard_normal(N)).astype(np.complex128)
+    np.testing.assert_allclose(tnp.sinc(z), np.sinc(z), rtol=1e-13)
+    same(tnp.sinc(np.arange(N)), ef._sinc_numpy(np.arange(N).astype(np.float64)))
+
+
+FMOD_CASES = [
+    (1.0, 0.1),     # 1 / 0.1 rounds to 10.0, the exact quotient is 9.99...: trunc 9
+    (-1.0, 0.1), (1.0, -0.1), (-1.0, -0.1),
+    (0.3, 0.1),     # 0.3 / 0.1 = 2.9999999999999996, and the quotient is 2
+    (7.5, 2.0), (-7.5, 2.0), (7.5, -2.0),
+    (0.0, 3.0), (-0.0, 3.0), (0.0, -3.0),
+    (1.0, 0.0), (0.0, 0.0), (-0.0, -0.0),           # NaN values
+    (np.inf, 2.0), (-np.inf, 2.0), (np.inf, np.inf), # NaN values
+    (5.0, np.inf), (-5.0, -np.inf),                  # fmod is x1: quotient 0
+    (np.nan, 1.0), (1.0, np.nan),
+    (1e300, 1e-300),                                 # quotient overflows
+    (2.0 ** 60, 3.0), (5e-324, 5e-324), (1e-310, 3e-311),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fmod_grad_kernel_is_the_exact_quotient(dtype):
+    a = padded([c[0] for c in FMOD_CASES], dtype, 10.0)
+    b = padded([c[1] for c in FMOD_CASES], dtype, 2.0)
+    g = padded([1.0] * len(FMOD_CASES), dtype, 1.0)
+    got, want = kernel_and_numpy("fmod_grad_kernel", ef._fmod_grad_numpy, g, a, b)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want)  # NaNs included; the sign of 0 is free
+    if dtype == np.float64:
+        assert got[0] == -9.0 and got[1] == 9.0 and got[2] == 9.0 and got[3] == -9.0
+        assert got[4] == -2.0
+        assert np.isnan(got[11:17]).all() and (got[17:19] == 0).all()
+    # the quotient reconstructs fmod: x1 - trunc * x2 == fmod(x1, x2) where it is exact
+    ok = np.isfinite(got) & (np.abs(a) < 1e6) & (np.abs(b) > 1e-3) & np.isfinite(b)
+    q = -(got / g)[ok].astype(np.float64)
+    np.testing.assert_allclose(a[ok] - q * b[ok], np.fmod(a[ok], b[ok]), atol=1e-4)
+
+
+def test_fmod_values_and_derivatives_at_kernel_size():
+    a = padded([c[0] for c in FMOD_CASES[:11]], scale=10.0)
+    b = padded([c[1] for c in FMOD_CASES[:11]], scale=2.0)
+    same(tnp.fmod(a, b), np.fmod(a, b))
+    ga, gb = tg.grad(lambda u, v: tnp.sum(tnp.fmod(u, v)), argnums=(0, 1))(a, b)
+    same(ga, np.ones(N))
+    np.testing.assert_array_equal(gb, -np.floor_divide(np.abs(a), np.abs(b))
+                                  * np.where(np.signbit(a), -1.0, 1.0) * np.sign(b))
+    # second order: the quotient is piecewise constant
+    h = tg.grad(lambda v: tnp.sum(tg.grad(lambda w: tnp.sum(tnp.fmod(a, w)))(v)))(b)
+    same(h, np.zeros(N))
+
+
+def test_modf_fraction_through_fmod():
+    x = padded([0.0, -0.0, -3.0, 3.0, -2.5, np.inf, -np.inf, np.nan, 1e300, -1e-20], scale=50.0)
+    frac, whole = np.modf(x)
+    for got in (tnp.modf(x), tg.vjp(tnp.modf, x)[0]):
+        same(got[0], frac)
+        same(got[1], whole)
+    d = tg.grad(lambda v: tnp.sum(tnp.modf(v)[0]))(x)
+    same(d, np.where(np.isinf(x), 0.0, 1.0))
+
+
+LAE_X = [0.0, 1.0, -1000.0, 1000.0, np.inf, np.inf, -np.inf, -np.inf, np.inf, np.nan, 3.0]
+LAE_Y = [0.0, 1.0, 1000.0, -1000.0, np.inf, 1.0, -np.inf, 2.0, -np.inf, 0.0, np.nan]
+
+
+@pytest.mark.parametrize("scale", [1.0, float(np.log(2.0))])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_logaddexp_grad_kernel_matches_numpy_path(scale, dtype):
+    x, y = padded(LAE_X, dtype), padded(LAE_Y, dtype)
+    g = padded([1.0] * len(LAE_X), dtype, 1.0)
+    got, want = kernel_and_numpy("logaddexp_grad_kernel", ef._logaddexp_grad_numpy, g, x, y,
+                                 scale=scale)
+    assert got.dtype == dtype
+    assert ulps(got, want) <= 4
+    np.testing.assert_array_equal(got[:11], [0.5, 0.5, 0.0, 1.0, 0.5, 1.0, 0.5, 0.0, 1.0,
+                                             np.nan, np.nan])
+
+
+def test_logaddexp2_values_are_numpys_and_derivatives_fused():
+    x, y = padded(LAE_X[:9]), padded(LAE_Y[:9])
+    with np.errstate(all="ignore"):
+        same(tnp.logaddexp2(x, y), np.logaddexp2(x, y))
+        same(tnp.logaddexp2(x[:5], y[:5]), np.logaddexp2(x[:5], y[:5]))
+    gx, gy = tg.grad(lambda u, v: tnp.sum(tnp.logaddexp2(u, v)), argnums=(0, 1))(x, y)
+    with np.errstate(all="ignore"):
+        want = 1.0 / (1.0 + np.exp2(y - x))
+    want[[4, 6]] = 0.5  # ties of equal infinities
+    np.testing.assert_allclose(gx, want, rtol=1e-14)
+    np.testing.assert_allclose(gx + gy, np.ones(N), rtol=1e-15)
+    # second order, also at the ties: ln2 * s * (1 - s), 0 at equal infinities
+    h = tg.grad(lambda v: tnp.sum(tg.grad(lambda w: tnp.sum(tnp.logaddexp2(w, y)))(v)))(x)
+    s = want
+    np.testing.assert_allclose(h[:4], np.log(2.0) * s[:4] * (1 - s[:4]), rtol=1e-14)
+    assert h[0] == np.log(2.0) / 4 and h[4] == 0.0 and h[6] == 0.0
+
+
+def test_ldexp_and_frexp_exact_at_kernel_size():
+    x = padded([0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                np.inf, -np.inf, np.nan, 3.0, -0.75])
+    k = rng.integers(-1100, 1100, N)
+    with np.errstate(over="ignore"):  # ldexp overflows to inf, as NumPy's
+        same(tnp.ldexp(x, k), np.ldexp(x, k))
+        same(tg.vjp(lambda v: tnp.ldexp(v, k), x)[0], np.ldexp(x, k))  # traced: exact too
+        m, e = np.frexp(x)
+        got_m, got_e = tg.vjp(tnp.frexp, x)[0]
+        same(got_m, m)
+        np.testing.assert_array_equal(got_e, e)
+        d = tg.grad(lambda v: tnp.sum(tnp.frexp(v)[0]))(x)
+        fin = np.isfinite(x)
+        # 2**-e, also for subnormal x (where 2**-e is beyond float64: inf, as NumPy's)
+        np.testing.assert_array_equal(d[fin], np.ldexp(1.0, -e[fin]))
+
+
+def test_nan_to_num_derivative_is_one_select():
+    x = padded([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5])
+    same(tnp.nan_to_num(x), np.nan_to_num(x))
+    out, back = tg.vjp(lambda v: tnp.nan_to_num(v, nan=1.0, posinf=2.0, neginf=-2.0), x)
+    same(out, np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0))
+    ct = rng.standard_normal(N)
+    (d,) = back(ct)
+    same(d, np.where(np.isfinite(x), ct, 0.0))
+
+
+def test_small_and_broadcast_operands_take_the_numpy_path():
+    # no kernel below MIN_KERNEL_SIZE or for broadcasting operands: same formula
+    x = rng.standard_normal(vecmath.MIN_KERNEL_SIZE - 1)
+    same(ops.sinc(x), ef._sinc_numpy(x))
+    g = rng.standard_normal((3, N))
+    xs = rng.standard_normal(N)
+    same(ops.sinc_grad(g, xs), ef._dsinc_numpy(g, xs))
+    same(ops.logaddexp_grad(g, np.zeros(N), 1.0, 1.0),
+         ef._logaddexp_grad_numpy(g, np.zeros(N), 1.0, 1.0))
