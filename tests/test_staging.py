@@ -248,3 +248,16 @@ def test_not_staged_yet_is_current(name):
             assert "concrete value" in str(e)
             failed = True
     assert failed, f"{name} stages now: remove it from NOT_STAGED"
+
+
+def test_readme_quick_tour_jaxpr_is_current():
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    shown = readme.split("`tg.make_jaxpr(loss)(w, x, y)` stages")[1].split("```\n")[1]
+
+    def quick_tour_loss(w, x, y):
+        return tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+
+    rng = np.random.default_rng(0)
+    staged = tg.make_jaxpr(quick_tour_loss)(np.ones(3), rng.standard_normal((5, 3)),
+                                            rng.standard_normal(5))
+    assert str(staged) + "\n" == shown
