@@ -53,14 +53,31 @@ def aval_of(x):
 _var_count = itertools.count()  # (next() on it is atomic under the GIL)
 
 
+#: The Python scalar standing for a weakly typed variable in ``abstract_eval``
+#: (a rule sees it as the Python number it came from), by dtype kind.
+_WEAK_SAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
 class Var:
-    """A variable of the IR, typed by ``aval``; named when printed."""
+    """A variable of the IR, typed by ``aval``; named when printed.
 
-    __slots__ = ("aval", "count")
+    ``weak_type``: the variable stands for a Python scalar argument (of
+    NumPy's default dtype for its kind), so rules type it as that Python
+    number: ``x * y`` with ``x`` float32 and ``y`` a Python float stays
+    float32, as when the function runs eagerly.
+    """
 
-    def __init__(self, aval):
+    __slots__ = ("aval", "count", "weak_type")
+
+    def __init__(self, aval, weak_type=False):
         self.aval = aval
         self.count = next(_var_count)
+        self.weak_type = weak_type
+
+    @property
+    def rule_aval(self):
+        """What ``abstract_eval`` gets for this variable."""
+        return _WEAK_SAMPLE[self.aval.dtype.kind] if self.weak_type else self.aval
 
     def __repr__(self):
         return f"Var({self.count}: {_type_str(self.aval)})"
@@ -77,6 +94,8 @@ class Literal:
     @property
     def aval(self):
         return self.val  # abstract_eval takes Python values as they are
+
+    rule_aval = aval
 
     def __repr__(self):
         return f"Literal({self.val!r})"
@@ -228,9 +247,10 @@ class StagingTrace(Trace):
         self.consts = []
         self._const_ids = {}
 
-    def new_arg(self, aval):
-        """A fresh input variable of abstract value ``aval`` and its tracer."""
-        var = Var(aval_of(aval))
+    def new_arg(self, aval, weak_type=False):
+        """A fresh input variable of abstract value ``aval`` and its tracer
+        (``weak_type``: it stands for a Python scalar; see :class:`Var`)."""
+        var = Var(aval_of(aval), weak_type)
         self.invars.append(var)
         return StagingTracer(self, var)
 
@@ -263,7 +283,7 @@ class StagingTrace(Trace):
             raise NotImplementedError(
                 f"primitive '{prim.name}' has no abstract evaluation rule, so it cannot "
                 "be staged (traced into the IR)")
-        out = prim.abstract_eval(*[v.aval for v in invars], **params)
+        out = prim.abstract_eval(*[v.rule_aval for v in invars], **params)
         avals = [aval_of(a) for a in out] if prim.multiple_results else [aval_of(out)]
         outvars = [Var(a) for a in avals]
         self.eqns.append(JaxprEqn(prim, invars, dict(params), outvars))
@@ -353,7 +373,7 @@ def check_jaxpr(jaxpr):
         where = f"equation {k} ({eqn.primitive.name})"
         for a in eqn.invars:
             use(a, where)
-        out = eqn.primitive.abstract_eval(*[a.aval for a in eqn.invars], **eqn.params)
+        out = eqn.primitive.abstract_eval(*[a.rule_aval for a in eqn.invars], **eqn.params)
         expected = ([aval_of(o) for o in out] if eqn.primitive.multiple_results
                     else [aval_of(out)])
         got = [v.aval for v in eqn.outvars]

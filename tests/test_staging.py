@@ -261,3 +261,19 @@ def test_readme_quick_tour_jaxpr_is_current():
     staged = tg.make_jaxpr(quick_tour_loss)(np.ones(3), rng.standard_normal((5, 3)),
                                             rng.standard_normal(5))
     assert str(staged) + "\n" == shown
+
+
+def test_python_scalar_arguments_are_weakly_typed():
+    x32 = np.ones(3, np.float32)
+
+    def f(x, y):
+        return x * y + y
+
+    assert tg.eval_shape(f, x32, 2.0) == tg.ShapeDtypeStruct((3,), np.float32)
+    assert f(x32, 2.0).dtype == np.float32  # as eagerly
+    closed = tg.make_jaxpr(f)(x32, 2)
+    assert closed.jaxpr.invars[1].weak_type and not closed.jaxpr.invars[0].weak_type
+    assert closed.out_avals == [ShapedArray((3,), np.float32)]
+    np.testing.assert_array_equal(closed(x32, 3)[0], np.full(3, 6.0, np.float32))
+    # a 0-d array is not a Python scalar: NumPy 2 promotes it (float64)
+    assert tg.eval_shape(f, x32, np.float64(2.0)) == tg.ShapeDtypeStruct((3,), np.float64)

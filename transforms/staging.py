@@ -64,8 +64,13 @@ def _normalize_argnums(static_argnums, nargs):
     return out
 
 
+def _is_python_scalar(x):
+    # (np.float64 subclasses float, but NumPy 2 promotes it as an array)
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
 def _leaf_aval(x):
-    if isinstance(x, (bool, int, float, complex)):
+    if _is_python_scalar(x):
         return aval_of(np.asarray(x))
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return ShapedArray(x.shape, x.dtype)
@@ -78,8 +83,9 @@ def _stage(fun, args, kwargs, static_argnums):
     dyn_idx = [i for i in range(len(args)) if i not in static]
     flat, in_tree = tree_flatten(tuple(args[i] for i in dyn_idx))
     avals = [_leaf_aval(x) for x in flat]
+    weak = [_is_python_scalar(x) for x in flat]
     with new_trace(StagingTrace) as trace:
-        tracers = [trace.new_arg(a) for a in avals]
+        tracers = [trace.new_arg(a, w) for a, w in zip(avals, weak)]
         dyn = tree_unflatten(in_tree, tracers)
         full = list(args)
         for i, v in zip(dyn_idx, dyn):
@@ -99,7 +105,10 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
     fun : callable
         A function of arrays (pytrees of arrays, scalars or
         :class:`ShapeDtypeStruct`), written with ``tracegrad.numpy`` and the
-        transforms (which stage too: ``make_jaxpr(grad(f))``).
+        transforms (which stage too: ``make_jaxpr(grad(f))``).  A Python
+        scalar argument is a weakly typed input (typed as NumPy's default
+        dtype of its kind, and promoting as the Python number does:
+        ``x * y`` with float32 ``x`` and ``y = 2.0`` is float32).
     static_argnums : int or tuple of int
         Positional arguments passed to ``fun`` as they are, not staged
         (Python control flow may depend on them).
