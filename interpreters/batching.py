@@ -36,6 +36,7 @@ class BatchTracer(ArrayTracer):
     """One example's view of a batch: ``val`` has the batch at axis ``bdim``."""
 
     __slots__ = ("val", "bdim")
+    single_value = False  # one value per example
 
     def __init__(self, trace, val, bdim):
         self._trace = trace

@@ -181,6 +181,7 @@ class StagingTracer(ArrayTracer):
     """A staged value: an IR variable, with a shape and a dtype and no value."""
 
     __slots__ = ("var",)
+    single_value = False  # no value at all
 
     def __init__(self, trace, var):
         self._trace = trace

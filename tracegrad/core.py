@@ -47,6 +47,7 @@ __all__ = [
     "TracerConversionError",
     "get_aval",
     "concrete_value",
+    "is_concrete",
 ]
 
 
@@ -199,6 +200,18 @@ class set_trace:
         return False
 
 
+def is_concrete(x):
+    """True when ``x`` has one concrete value: an array, a scalar, or a
+    tracer whose chain of primals ends in one (not a staged value, which has
+    none, nor a batched one, which has one per example).  Checks that read
+    values (NumPy's errors for bad data) run only on concrete inputs."""
+    while isinstance(x, ArrayTracer):
+        if not x.single_value:
+            return False
+        x = x.primal
+    return True
+
+
 def concrete_value(x):
     """The concrete NumPy value under any number of tracer layers."""
     while isinstance(x, Tracer):
@@ -257,6 +270,9 @@ class ArrayTracer(Tracer):
 
     __slots__ = ()
     __array_priority__ = 1000
+    #: False for tracers without one concrete value (staged; batched): see
+    #: :func:`is_concrete`.
+    single_value = True
     # Tracers are not hashable (their value changes under transforms), as in
     # every tracing autodiff system; use ``id(x)`` as a key instead.
     __hash__ = None

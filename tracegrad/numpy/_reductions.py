@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numpy.exceptions import AxisError
 
+from ..core import is_concrete
 from ..primitives import ops
 from ._core import arg
 from ._dispatch import implements
@@ -641,7 +642,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     dt = np.result_type(x.dtype, w.dtype, *(("f8",) if x.dtype.kind in "biu" else ()))
     w = _cast(w, dt)
     scl = sum(w, axis, keepdims=keepdims)
-    if bool(any(ops.eq(scl, 0))):
+    if is_concrete(scl) and bool(any(ops.eq(scl, 0))):  # (staged, batched: unchecked, as JAX)
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     avg = ops.div(sum(ops.mul(_cast(x, dt), w), axis, keepdims=keepdims), scl)
     if returned:
