@@ -210,3 +210,15 @@ def test_where_takes_positional_arguments_as_numpy():
     with pytest.raises(TypeError):
         np.where(condition=[True, False], x=np.ones(2), y=np.zeros(2))
     same(tnp.where([True, False, True]), np.where([True, False, True]))
+
+
+def test_check_grads_of_a_function_of_an_integer_argument_to_second_order():
+    # the reverse-mode recursion differentiates vjp_fun, whose cotangent for the
+    # integer argument is float0: check_grads reads it as "no value"
+    x, i = np.array([0.5, -1.0, 2.0]), np.array([2, 0, 0])
+    check_grads(lambda x, i: x[i] * x, (x, i), order=2, modes=("fwd", "rev"))
+    _, pull = tg.vjp(lambda x, i: x[i] * x, x, i)
+    gx, gi = pull(np.ones(3))
+    # d/dx_j sum_k x[i_k] x_k = x[i_j] + sum over k with i_k == j of x_k
+    same(gx, np.array([2.0 + (-1.0 + 2.0), 0.5, 0.5 + 0.5]))
+    assert gi.dtype == tg.float0
