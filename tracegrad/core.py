@@ -352,6 +352,12 @@ class ArrayTracer(Tracer):
         return np.asarray(concrete_value(self)).tolist()
 
     def __array__(self, dtype=None, copy=None):
+        # An integer or boolean conversion (np.int64(x), np.asarray(x, dtype=int))
+        # reads the concrete value, like int(x): such a result has no derivative
+        # (its tangent is float0), so nothing is dropped.  JAX refuses these;
+        # tracegrad allows them as it allows int(x).  Any other dtype raises.
+        if dtype is not None and np.dtype(dtype).kind in "biu":
+            return np.asarray(concrete_value(self)).astype(dtype)
         raise TypeError(
             f"A tracegrad tracer (shape {self.shape}, dtype {self.dtype}) cannot "
             "be converted to a NumPy array: that would silently drop its "

@@ -31,8 +31,11 @@ def _leaves_dtype(tree):
 
 
 def _wide(x):
-    """``x`` as float64, or complex128 if complex (the dtype differences are taken in)."""
+    """``x`` as float64, or complex128 if complex (the dtype differences are taken in);
+    a float0 leaf (the derivative of an integer input: no value) as float64 zeros."""
     x = np.asarray(x)
+    if x.dtype == float0:
+        return np.zeros(x.shape)
     return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 

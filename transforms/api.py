@@ -290,8 +290,8 @@ def vjp(fun, *primals, has_aux=False):
     Notes
     -----
     Only floating-point (and complex) leaves of ``primals`` are traced;
-    integer and bool leaves are constants and get zero cotangents (float64
-    zeros of their shape).  ``fun`` runs once; each ``vjp_fun`` call is one
+    integer and bool leaves are constants and get zero cotangents of dtype
+    :data:`float0` (JAX's convention).  ``fun`` runs once; each ``vjp_fun`` call is one
     backward pass over the recorded graph.
 
     Examples
@@ -421,7 +421,7 @@ def _vjp(fun, primals, has_aux, name):
         for x, node in zip(flat, leaf_nodes):
             g = cts.get(node) if node is not None else None
             if g is None:
-                g = np.zeros(np.shape(x), x.dtype if _is_inexact(x) else np.float64)
+                g = np.zeros(np.shape(x), x.dtype if _is_inexact(x) else float0)
             results.append(g)
         del cts
         results = _fresh(results, protected=ct_flat)
@@ -675,7 +675,9 @@ def jvp(fun, primals, tangents, has_aux=False):
     out : pytree
         ``fun(*primals)``.
     tangent_out : pytree
-        ``J(primals) @ tangents``, shaped like ``out``.
+        ``J(primals) @ tangents``, shaped like ``out``; an integer or bool
+        output leaf has float0 zeros (JAX's convention: it has no
+        derivative).
     aux : pytree
         Only with ``has_aux=True``.
 
@@ -701,7 +703,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     """
     _check_callable(fun, "jvp")
     _check_integer_tangents(primals, tangents, "jvp")
-    return _jvp(fun, primals, tangents, has_aux, "jvp")
+    res = _jvp(fun, primals, tangents, has_aux, "jvp")
+    t_flat, t_tree = tree_flatten(res[1])
+    t_flat = [np.zeros(np.shape(t), float0) if _leaf_dtype(t).kind in "biu" else t
+              for t in t_flat]
+    return (res[0], tree_unflatten(t_tree, t_flat)) + tuple(res[2:])
 
 
 def _check_integer_tangents(primals, tangents, name):

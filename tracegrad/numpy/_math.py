@@ -25,6 +25,7 @@ from ._elementwise import (
     arctan,
     arctan2,
     arctanh,
+    real,
 )
 from ._join import concatenate
 from ._reductions import cumsum
@@ -455,21 +456,49 @@ def real_if_close(a, tol=100):
     Parameters
     ----------
     a : array_like or tracer
+        Any shape and dtype.
     tol : float
-        In machine epsilons of ``a``'s dtype (above 1) or absolute.
+        In machine epsilons of ``a``'s dtype (above 1) or absolute, as in
+        ``numpy.real_if_close``.
 
     Returns
     -------
     array or tracer
-        Real input (and real tracers) unchanged, derivative 1; complex plain
-        arrays get NumPy's result.
+        NumPy's choice, made on the concrete value: a real ``a`` unchanged
+        (derivative 1); a complex ``a`` whose imaginary parts are all within
+        ``tol`` becomes :func:`real` of it (float64 for complex128, float32
+        for complex64; derivative ``Re(da)``, a real cotangent ``c`` goes back
+        as ``c + 0j``); otherwise ``a`` unchanged (derivative 1).
+
+    Raises
+    ------
+    TypeError
+        For a complex ``a`` that varies over a ``vmap``'d axis: the result's
+        dtype depends on the values of every example, so it is not defined
+        per example. Use :func:`real` (or keep the complex value) there.
+
+    Notes
+    -----
+    The choice reads the concrete value, as NumPy does; the derivative is
+    that of the branch taken (autograd's rule: the identity, projected onto
+    the real part when the result is real). JAX has no ``real_if_close``.
     """
     a = _x(a)
-    if isinstance(a, Tracer):
-        if _dtype(a).kind == "c":
-            raise TypeError("real_if_close of a complex tracer is not supported")
+    if not isinstance(a, Tracer):
+        return np.real_if_close(np.asarray(a), tol=tol)
+    if _dtype(a).kind != "c":
         return a
-    return np.real_if_close(np.asarray(a), tol=tol)
+    try:
+        value = np.asarray(concrete_value(a))
+    except TypeError as e:  # a vmap-batched value has no single concrete value
+        raise TypeError(
+            "tracegrad.numpy.real_if_close of a complex value needs its concrete value (the "
+            "result's dtype depends on it), which this transform does not have; use "
+            f"tracegrad.numpy.real (or keep the complex value) inside vmap: {e}"
+        ) from None
+    if np.real_if_close(value, tol=tol).dtype.kind == "c":
+        return a
+    return real(a)
 
 
 @implements(np.ldexp)
