@@ -94,6 +94,8 @@ def varies(x):
     while isinstance(x, Tracer):
         if type(x) is BatchTracer:
             return True
+        if not getattr(x, "single_value", True):
+            return False  # a staged value: no value, and no vmap below it
         x = x.primal
     return False
 

@@ -199,18 +199,12 @@ _spec = importlib.util.spec_from_file_location(
 _gt = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_gt)
 
-#: Functions that do not stage yet (each needs a concrete value of its input
-#: today): value-dependent output shapes, which JAX too stages only with a
-#: static ``size=``, and rules or impls that read values while tracing.
-#: Issue 10 removes the second group; this list must shrink, never grow.
+#: Functions that do not stage: their result's shape depends on the input's
+#: values (JAX too stages them only with a static ``size=``).  This list must
+#: shrink, never grow.
 NOT_STAGED = {
-    # the result's shape depends on the values (JAX: size= / not jittable)
     "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros",
-    # read values while tracing (to be staged)
-    "sort", "partition", "quantile", "percentile", "median", "nanquantile",
-    "nanpercentile", "nanmedian", "cov", "geomspace", "checkpoint",
-    "nn.dot_product_attention", "linalg.eigvals", "linalg.cond",
 }
 
 
@@ -277,3 +271,19 @@ def test_python_scalar_arguments_are_weakly_typed():
     np.testing.assert_array_equal(closed(x32, 3)[0], np.full(3, 6.0, np.float32))
     # a 0-d array is not a Python scalar: NumPy 2 promotes it (float64)
     assert tg.eval_shape(f, x32, np.float64(2.0)) == tg.ShapeDtypeStruct((3,), np.float64)
+
+
+def test_staged_indices_wrap_negatives_and_skip_value_checks():
+    x = np.arange(5.0)
+    at = tg.make_jaxpr(lambda x, i: x[i])(x, np.int64(0))
+    assert at(x, np.int64(-1))[0] == 4.0 and at(x, np.int64(2))[0] == 2.0
+    take = tg.make_jaxpr(lambda x, i: tnp.take(x, i))(x, np.array([0, 1]))
+    np.testing.assert_array_equal(take(x, np.array([-1, 3]))[0], [4.0, 3.0])
+    # NumPy's data checks need values: eager raises, the staged IR computes
+    with pytest.raises(ZeroDivisionError):
+        tnp.average(x, weights=np.zeros(5))
+    avg = tg.make_jaxpr(lambda x, w: tnp.average(x, weights=w))(x, np.ones(5))
+    assert np.isnan(avg(x, np.zeros(5))[0])
+    # and under vmap the index bounds are still checked on every example
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        tg.vmap(lambda i: tnp.take(x, i))(np.array([1, 7]))

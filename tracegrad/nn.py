@@ -27,7 +27,7 @@ import numpy as np
 
 from . import nn_initializers as initializers
 from . import numpy as tnp
-from .core import Tracer, concrete_value
+from .core import Tracer, concrete_value, shape_of
 from .numpy._core import arg
 from .primitives import ops
 
@@ -897,7 +897,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         raise ValueError(
             f"dot_product_attention: implementation={implementation!r} is not available; "
             "tracegrad has one implementation (pass None or 'xla').")
-    q_shape = tuple(np.shape(concrete_value(arg(query))))
+    q_shape = tuple(shape_of(arg(query)))
     q, k, v = _to4d(_float(query)), _to4d(_float(key)), _to4d(_float(value))
     B, S, K, H = k.shape
     if tuple(v.shape) != tuple(k.shape) or v.dtype != k.dtype:

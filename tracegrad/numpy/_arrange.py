@@ -12,7 +12,7 @@ by NumPy on concrete values.
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ..core import Tracer, concrete_value
+from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
 from ._core import _array, arg, linspace
 from ._dispatch import implements
@@ -532,16 +532,16 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     s0, s1 = _array(start), _array(stop)
     if s0.ndim or s1.ndim:
         raise ValueError("tracegrad.numpy.geomspace supports scalar start and stop only")
-    c0, c1 = _concrete(s0, "geomspace", "start"), _concrete(s1, "geomspace", "stop")
-    if c0 == 0 or c1 == 0:
-        raise ValueError("Geometric sequence cannot include zero")
-    if np.sign(c0) != np.sign(c1):
-        raise ValueError("tracegrad.numpy.geomspace needs start and stop of the same sign "
-                         "(the complex path NumPy takes is not supported)")
-    sign = float(np.sign(c0))
-    a0, a1 = ops.mul(s0, sign), ops.mul(s1, sign)
-    dt = np.result_type(np.asarray(c0).dtype, np.asarray(c1).dtype, float)
-    a0, a1 = _cast(a0, dt), _cast(a1, dt)
+    if is_concrete(s0) and is_concrete(s1):  # (staged or batched: not checked)
+        c0, c1 = _concrete(s0, "geomspace", "start"), _concrete(s1, "geomspace", "stop")
+        if c0 == 0 or c1 == 0:
+            raise ValueError("Geometric sequence cannot include zero")
+        if np.sign(c0) != np.sign(c1):
+            raise ValueError("tracegrad.numpy.geomspace needs start and stop of the same sign "
+                             "(the complex path NumPy takes is not supported)")
+    dt = np.result_type(s0.dtype, s1.dtype, float)
+    sign = _cast(ops.sign(s0), dt)  # (a traced sign: constant, so no derivative of its own)
+    a0, a1 = _cast(ops.mul(s0, sign), dt), _cast(ops.mul(s1, sign), dt)
     out = logspace(ops.log10(a0), ops.log10(a1), num=num, endpoint=endpoint, base=10.0)
     if num > 0:
         parts = [reshape(a0, (1,))]

@@ -35,7 +35,7 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer, concrete_value
+from ..core import Tracer, concrete_value, is_concrete
 from ..interpreters.batching import example_values, varies
 from ..primitives import ops
 from ._core import arg
@@ -88,9 +88,10 @@ def _oob(i, axis, n):
 
 def is_batched(index):
     """True if ``index`` (an index array, or a tuple or list holding index
-    arrays) holds a value that varies over a ``vmap``'d axis."""
+    arrays) holds a value that varies over a ``vmap``'d axis, or a staged
+    one (no value while tracing): positions that stay traced."""
     if isinstance(index, Tracer):
-        return varies(index)
+        return varies(index) or not is_concrete(index)
     if isinstance(index, (tuple, list)):
         return any(is_batched(i) for i in index)
     return False
@@ -119,7 +120,9 @@ def _normalize_batched(a, axis, n):
     primitives, cast to ``intp``."""
     if a.dtype != np.intp:
         a = ops.convert_element_type(a, np.intp)
-    if _check_bounds(example_values(a)[0], axis, n):
+    # (a staged index has no values to check: negatives are wrapped, as JAX does)
+    staged = not varies(a) and not is_concrete(a)
+    if staged or _check_bounds(example_values(a)[0], axis, n):
         a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
     return a
 

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from ..core import Tracer, concrete_value
+from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
 from ._core import _array, asarray
 from ._dispatch import implements
@@ -431,7 +431,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         aw = _array(aweights)
         if aw.ndim > 1 or aw.shape[0] != n_obs:
             raise RuntimeError("incompatible numbers of samples and aweights")
-        if np.any(_concrete(aw, "cov", "aweights") < 0):
+        if is_concrete(aw) and np.any(_concrete(aw, "cov", "aweights") < 0):
             raise ValueError("aweights cannot be negative")
         w = aw if w is None else ops.mul(w, aw)
     if w is None:

@@ -45,7 +45,7 @@ import operator
 
 import numpy as np
 
-from ..core import Tracer, concrete_value
+from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
 from ..transforms import custom_jvp
@@ -1200,8 +1200,8 @@ def cond(x, p=None):
         x_nan = ops.reduce_any(ops.isnan(x), (nd - 2, nd - 1))
         return ops.select(ops.logical_and(ops.isnan(r), ops.logical_not(x_nan)), np.inf, r)
     check_square(x, "cond")
-    xv = np.asarray(concrete_value(x))
-    if np.any(np.isinf(np.linalg.cond(xv, p))):
+    # (the singular-matrix error needs values: a staged or batched x is not checked)
+    if is_concrete(x) and np.any(np.isinf(np.linalg.cond(np.asarray(concrete_value(x)), p))):
         raise np.linalg.LinAlgError(
             f"cond: singular matrix with p={p!r}: its condition number is inf and has no "
             "derivative; use p=None (singular values) for a value")
