@@ -23,7 +23,7 @@ import numpy as np
 from ..core import ArrayTracer, Trace, Tracer, _ctx
 
 __all__ = [
-    "BatchTrace", "BatchTracer", "BatchedValueError", "varies", "example_values",
+    "BatchTrace", "BatchTracer", "BatchedValueError", "varies", "has_values", "example_values",
 ]
 
 
@@ -98,6 +98,19 @@ def varies(x):
             return False  # a staged value: no value, and no vmap below it
         x = x.primal
     return False
+
+
+def has_values(x):
+    """True if :func:`example_values` can read ``x``: its chain of tracers
+    ends in arrays (per example under ``vmap``), not in a staged value."""
+    while isinstance(x, Tracer):
+        if type(x) is BatchTracer:
+            x = x.val
+        elif not getattr(x, "single_value", True):
+            return False  # a staged value
+        else:
+            x = x.primal
+    return True
 
 
 def example_values(x):

@@ -36,7 +36,7 @@ import operator
 import numpy as np
 
 from ..core import Tracer, concrete_value, is_concrete
-from ..interpreters.batching import example_values, varies
+from ..interpreters.batching import example_values, has_values, varies
 from ..primitives import ops
 from ._core import arg
 
@@ -121,8 +121,7 @@ def _normalize_batched(a, axis, n):
     if a.dtype != np.intp:
         a = ops.convert_element_type(a, np.intp)
     # (a staged index has no values to check: negatives are wrapped, as JAX does)
-    staged = not varies(a) and not is_concrete(a)
-    if staged or _check_bounds(example_values(a)[0], axis, n):
+    if not has_values(a) or _check_bounds(example_values(a)[0], axis, n):
         a = ops.select(ops.lt(a, 0), ops.add(a, n), a)
     return a
 

@@ -1,0 +1,267 @@
+"""``jit``: stage a function once per input signature and run the staged program.
+
+The first call with a new *signature* -- the pytree structure of the
+arguments, each leaf's shape, dtype and weak type (Python scalars), and the
+values of the static arguments -- traces the function into the typed IR
+(:func:`tracegrad.make_jaxpr`'s), removes the equations no output needs, and
+generates a Python driver: one straight-line function calling each
+primitive's impl on local variables.  Later calls with the same signature
+run that driver directly: no tracing, no interpreter dispatch, no tracer
+objects, and under ``jit(grad(f))`` no recording of the backward pass (it is
+part of the program).
+
+This is the first stage of compilation: the driver removes the per-operation
+Python overhead of the transforms, but each primitive still runs its own
+impl (NumPy or a Numba kernel).  Fusing clusters of elementwise primitives
+into single Numba loops is the next stage.
+
+Under an enclosing transform (``grad(jit(f))``, ``vmap(jit(f))``) the
+jitted function runs as ``f`` itself, traced by that transform like any
+other code; jit the outermost function (``jit(grad(f))``) to compile the
+derivative.
+"""
+import functools
+import inspect
+import math
+
+import numpy as np
+
+from ..core import EvalTrace, Tracer, current_trace
+from ..interpreters.staging import Literal
+from ..tree_util import tree_flatten, tree_unflatten
+from .staging import _is_python_scalar, _stage
+
+__all__ = ["jit", "Lowered"]
+
+
+class Lowered:
+    """What :func:`jit` compiled for one signature (``jitted.lower(*args)``).
+
+    Attributes
+    ----------
+    jaxpr : ClosedJaxpr
+        The staged program, as traced (before dead equations are removed).
+    source : str
+        The generated driver's Python source.
+    """
+
+    __slots__ = ("jaxpr", "source", "_fn", "_out_tree")
+
+    def __init__(self, jaxpr, source, fn, out_tree):
+        self.jaxpr = jaxpr
+        self.source = source
+        self._fn = fn
+        self._out_tree = out_tree
+
+    def as_text(self):
+        """The staged IR, printed one equation per line."""
+        return str(self.jaxpr)
+
+    def __repr__(self):
+        return f"Lowered(\n{self.as_text()}\n)"
+
+
+def _live_eqns(jaxpr):
+    """The equations some output depends on, in order (primitives are pure)."""
+    needed = {a for a in jaxpr.outvars if type(a) is not Literal}
+    keep = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in needed for v in eqn.outvars):
+            keep.append(eqn)
+            needed.update(a for a in eqn.invars if type(a) is not Literal)
+    keep.reverse()
+    return keep
+
+
+def _literal_source(val, namespace):
+    if isinstance(val, (bool, int)) or val is None:
+        return repr(val)
+    if isinstance(val, float) and math.isfinite(val) and not isinstance(val, np.generic):
+        return repr(val)
+    name = f"K{len(namespace)}"
+    namespace[name] = val
+    return name
+
+
+def generate_driver(closed):
+    """Python source and function running ``closed``'s live equations.
+
+    Parameters
+    ----------
+    closed : ClosedJaxpr
+
+    Returns
+    -------
+    (str, callable)
+        The source, and ``run(*args) -> list`` with the constants bound.
+    """
+    jaxpr = closed.jaxpr
+    namespace = {}
+    names = {}
+    count = iter(range(1 << 62))
+
+    def name(v):
+        if type(v) is Literal:
+            return _literal_source(v.val, namespace)
+        n = names.get(v)
+        if n is None:
+            n = names[v] = f"v{next(count)}"
+        return n
+
+    for k, (v, c) in enumerate(zip(jaxpr.constvars, closed.consts)):
+        namespace[f"C{k}"] = c
+        names[v] = f"C{k}"
+    params = ", ".join(name(v) for v in jaxpr.invars)
+    lines = [f"def run({params}):"]
+    for k, eqn in enumerate(_live_eqns(jaxpr)):
+        prim = eqn.primitive
+        namespace[f"I{k}"] = prim.impl
+        call = f"I{k}({', '.join(name(a) for a in eqn.invars)}"
+        if eqn.params:
+            namespace[f"P{k}"] = eqn.params
+            call += f"{', ' if eqn.invars else ''}**P{k}"
+        call += ")"
+        outs = ", ".join(name(v) for v in eqn.outvars)
+        if prim.multiple_results:
+            outs += "," if len(eqn.outvars) == 1 else ""
+        lines.append(f"    {outs} = {call}  # {prim.name}")
+    lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, "<tracegrad.jit driver>", "exec"), namespace)  # noqa: S102 - generated here
+    return source, namespace["run"]
+
+
+def _hashable(value, where):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(
+            f"jit: static argument {where} must be hashable (it is part of the cache key), "
+            f"got {type(value).__name__}; pass a tuple instead of a list, or make it a "
+            "traced (array) argument") from None
+    return value
+
+
+def _leaf_signature(x, k):
+    if isinstance(x, Tracer):
+        return None  # only when called under a transform, which runs fun itself
+    if _is_python_scalar(x):
+        return (type(x).__name__,)  # weak: a Python scalar of that type
+    if isinstance(x, (np.ndarray, np.generic)):
+        return (x.shape, x.dtype)
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        raise TypeError(
+            f"jit: argument leaf {k} is a {type(x).__name__}, not an array; pass "
+            "np.asarray(x) (a ShapeDtypeStruct has no value to run on)")
+    raise TypeError(
+        f"jit: argument leaf {k} is a {type(x).__name__} ({x!r:.60}), not an array or a "
+        "Python scalar; mark its argument static (static_argnums/static_argnames) or "
+        "pass it as an array")
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+    """Compile ``fun`` once per input signature (JAX's ``jax.jit``).
+
+    Parameters
+    ----------
+    fun : callable
+        A function of pytrees of arrays and Python scalars, written with
+        ``tracegrad.numpy`` and the transforms.  Omitted: returns a
+        decorator (``@jit(static_argnums=1)``; ``functools.partial(jit,
+        ...)`` works too).
+    static_argnums, static_argnames : int or str, or tuples of them
+        Arguments passed as Python values and made part of the cache key
+        (they must be hashable): Python control flow may depend on them.
+    donate_argnums : int or tuple of int
+        Accepted for JAX compatibility; a no-op (NumPy arrays are not
+        donated: inputs are never overwritten).
+
+    Returns
+    -------
+    callable
+        ``fun``'s values.  Attributes: ``lower(*args, **kwargs)`` (the
+        :class:`Lowered` program for those arguments: ``as_text()``,
+        ``source``), ``clear_cache()``, ``__wrapped__``.
+
+    Raises
+    ------
+    tracegrad.errors.ConcretizationTypeError
+        If ``fun`` branches on, or converts, a non-static argument's value.
+    TypeError
+        For an argument leaf that is not an array or a Python scalar, or an
+        unhashable static argument.
+
+    Notes
+    -----
+    Arrays ``fun`` closes over are constants of the compiled program, read
+    by reference (mutating one in place changes later results; JAX copies
+    them at compile time).  Under an enclosing transform the function runs
+    as ``fun`` (see the module docstring).
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, donate_argnums=donate_argnums)
+    if not callable(fun):
+        raise TypeError(f"jit expects a callable, got {type(fun).__name__}")
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    static_argnums, static_argnames = tuple(static_argnums), tuple(static_argnames)
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        sig = None
+    if sig is not None:  # a static name given by position, or a static number by name
+        params = list(sig.parameters)
+        static_argnames += tuple(params[i] for i in static_argnums
+                                 if -len(params) <= i < len(params) and params[i] not in static_argnames)
+    cache = {}
+
+    def split(args, kwargs):
+        n = len(args)
+        static_pos = {i + n if i < 0 else i for i in static_argnums if -n <= i < n}
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+        static = tuple((i, _hashable(args[i], f"number {i}")) for i in sorted(static_pos))
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+        static += tuple((k, _hashable(kwargs[k], repr(k)))
+                        for k in sorted(kwargs) if k in static_argnames)
+        return static_pos, dyn_args, dyn_kwargs, static
+
+    def compile_for(args, kwargs):
+        static_pos, dyn_args, dyn_kwargs, static = split(args, kwargs)
+        flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        key = (in_tree, tuple(_leaf_signature(x, k) for k, x in enumerate(flat)), static)
+        entry = cache.get(key)
+        if entry is None:
+            static_kwargs = {k: kwargs[k] for k in kwargs if k in static_argnames}
+
+            def flat_fun(*leaves):
+                d_args, d_kwargs = tree_unflatten(in_tree, list(leaves))
+                full, it = [], iter(d_args)
+                for i in range(len(args)):
+                    full.append(args[i] if i in static_pos else next(it))
+                return fun(*full, **d_kwargs, **static_kwargs)
+
+            closed, out_tree = _stage(flat_fun, tuple(flat), {}, ())
+            source, run = generate_driver(closed)
+            entry = cache[key] = Lowered(closed, source, run, out_tree)
+        return entry, flat
+
+    @functools.wraps(fun)
+    def jitted(*args, **kwargs):
+        if type(current_trace()) is not EvalTrace:
+            return fun(*args, **kwargs)  # under a transform: traced as plain code
+        flat_all = tree_flatten((args, kwargs))[0]
+        if any(isinstance(x, Tracer) for x in flat_all):
+            return fun(*args, **kwargs)  # tensors of an eager trace (tracegrad.torch)
+        entry, flat = compile_for(args, kwargs)
+        return tree_unflatten(entry._out_tree, entry._fn(*flat))
+
+    def lower(*args, **kwargs):
+        return compile_for(args, kwargs)[0]
+
+    jitted.lower = lower
+    jitted.clear_cache = cache.clear
+    jitted._cache_size = lambda: len(cache)
+    return jitted
