@@ -619,7 +619,7 @@ row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdim
 
 
 class _Calls:
-    """tracegrad functions built with tg.custom_jvp and tg.checkpoint (made on
+    """tracegrad functions built with tg.custom_jvp, tg.checkpoint and tg.jit (made on
     first use, so collecting this table does not import tracegrad)."""
 
     _made = None
@@ -640,7 +640,8 @@ class _Calls:
                 return sin_cubed(x), 3.0 * tnp.sin(x) ** 2 * tnp.cos(x) * t
 
             block = tg.checkpoint(lambda x, y: tnp.tanh(x * y) + tnp.sin(x))
-            cls._made = {"sin_cubed": sin_cubed, "block": block}
+            compiled = tg.jit(lambda x, y: tnp.tanh(x * y) + tnp.sin(x) * y)
+            cls._made = {"sin_cubed": sin_cubed, "block": block, "compiled": compiled}
         return cls._made
 
 
@@ -649,6 +650,10 @@ row("custom_jvp", "sin_cubed",
     A((normal, S)))
 row("checkpoint", "",
     lambda ns, x, y: _Calls.get()["block"](x, y) if ns is TNP else np.tanh(x * y) + np.sin(x),
+    A((normal, S), (normal, S)))
+row("jit", "",
+    lambda ns, x, y: (_Calls.get()["compiled"](x, y) if ns is TNP
+                      else np.tanh(x * y) + np.sin(x) * y),
     A((normal, S), (normal, S)))
 
 # public functions beyond the issue's list (they reach primitives nothing else uses)

@@ -144,15 +144,59 @@ def test_closed_over_arrays_and_errors():
         tg.jit(3)
 
 
-def test_under_transforms_jit_runs_the_function_as_is():
-    f = tg.jit(lambda x: tnp.sum(tnp.sin(x) ** 2))
-    x = np.array([0.1, 0.7, -1.3])
-    np.testing.assert_allclose(tg.grad(f)(x), 2 * np.sin(x) * np.cos(x), rtol=1e-14)
-    np.testing.assert_allclose(tg.vmap(f)(np.stack([x, 2 * x])),
-                               [np.sum(np.sin(x) ** 2), np.sum(np.sin(2 * x) ** 2)], rtol=1e-14)
-    np.testing.assert_allclose(tg.jit(tg.vmap(f))(np.stack([x, x])), [f(x), f(x)], rtol=1e-15)
-    np.testing.assert_allclose(tg.jit(tg.jit(f))(x), f(x), rtol=1e-15)
+def test_composes_with_every_transform_and_runs_compiled():
+    def plain(x, y):
+        return tnp.sum(tnp.sin(x) ** 2 * y) + tnp.max(x) * y[0]
+
+    f, calls = counting(plain)
+    jf = tg.jit(f)
+    x, y = np.array([0.1, 0.7, -1.3]), np.array([2.0, 0.5, 1.5])
+    for transform in (tg.grad, tg.jacfwd, tg.jacrev, tg.hessian):
+        np.testing.assert_allclose(transform(jf)(x, y), transform(plain)(x, y), rtol=1e-13,
+                                   atol=1e-15)
+    out, t = tg.jvp(jf, (x, y), (np.ones(3), np.zeros(3)))
+    want, t_want = tg.jvp(plain, (x, y), (np.ones(3), np.zeros(3)))
+    np.testing.assert_allclose([out, t], [want, t_want], rtol=1e-14)
+    xs = np.stack([x, 2 * x, -x])
+    np.testing.assert_allclose(tg.vmap(jf, (0, None))(xs, y), [plain(r, y) for r in xs],
+                               rtol=1e-14)
+    np.testing.assert_allclose(tg.vmap(tg.grad(jf), (0, None))(xs, y),
+                               [tg.grad(plain)(r, y) for r in xs], rtol=1e-13)
+    np.testing.assert_allclose(tg.jit(tg.vmap(jf, (0, None)))(xs, y), [plain(r, y) for r in xs],
+                               rtol=1e-14)
+    np.testing.assert_allclose(tg.jit(tg.jit(jf))(x, y), plain(x, y), rtol=1e-15)
+    # the derivative programs are traced once each, then reused
+    n = len(calls)
+    tg.grad(jf)(x + 1.0, y)
+    tg.hessian(jf)(x - 1.0, y)
+    assert len(calls) == n
+    # under grad, the call is one staged equation with its compiled VJP
+    text = str(tg.make_jaxpr(tg.grad(jf))(x, y))
+    assert "jit_call[fun=jit(plain)]" in text and "jit_call[fun=jit(vjp(plain))]" in text
+
+
+def test_closure_over_a_traced_value_runs_as_plain_code():
+    def outer(w):
+        inner = tg.jit(lambda x: tnp.sum(w * x))
+        return inner(np.arange(3.0))
+
+    np.testing.assert_allclose(tg.grad(outer)(np.ones(3)), [0.0, 1.0, 2.0])
+
+
+def test_custom_rules_and_checkpoint_inside_jit():
+    @tg.custom_jvp
+    def clipped(x):
+        return tnp.clip(x, -1.0, 1.0)
+
+    clipped.defjvp(lambda p, t: (clipped(p[0]), t[0]))  # straight-through
+
+    def f(x):
+        return tnp.sum(tg.checkpoint(lambda z: tnp.sin(z) * z)(clipped(x) * 3.0))
+
+    x = np.array([-2.0, 0.3, 0.9])
+    np.testing.assert_allclose(tg.jit(f)(x), f(x), rtol=1e-15)
     np.testing.assert_allclose(tg.jit(tg.grad(f))(x), tg.grad(f)(x), rtol=1e-14)
+    np.testing.assert_allclose(tg.grad(tg.jit(f))(x), tg.grad(f)(x), rtol=1e-14)
 
 
 # --------------------------------------------------------------------------

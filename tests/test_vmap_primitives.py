@@ -546,6 +546,25 @@ _lazy_case("custom_vjp_call", _custom_vjp_case)
 _lazy_case("remat_call", _checkpoint_case)
 
 
+def _jit_case():
+    tnp = tracegrad.numpy
+
+    def f(x, y):
+        return tnp.sin(x) * tnp.cos(y) + x
+
+    def g(x):  # two outputs
+        return tnp.exp(x), tnp.sum(x * x)
+
+    jf, jg = tg.jit(f), tg.jit(g)
+
+    # jit binds jit_call only under a transform (at top level it runs the
+    # compiled program itself), which vmap is
+    return (V([real(2, 3), real(3)], {}, call=jf), V([real(4)], {}, call=jg, multi=True))
+
+
+_lazy_case("jit_call", _jit_case)
+
+
 # --------------------------------------------------------------------------
 # running one configuration
 

@@ -15,10 +15,15 @@ Python overhead of the transforms, but each primitive still runs its own
 impl (NumPy or a Numba kernel).  Fusing clusters of elementwise primitives
 into single Numba loops is the next stage.
 
-Under an enclosing transform (``grad(jit(f))``, ``vmap(jit(f))``) the
-jitted function runs as ``f`` itself, traced by that transform like any
-other code; jit the outermost function (``jit(grad(f))``) to compile the
-derivative.
+Under an enclosing transform a jitted function binds the call primitive
+``jit_call``, whose rules are jitted too: forward mode runs the compiled
+JVP program, reverse mode records one node whose VJP rule runs a compiled
+program recomputing the forward pass and pulling cotangents back (as
+``checkpoint`` does, so only inputs and outputs are stored), ``vmap`` runs
+the compiled batched program, and staging records one equation.  So
+``grad(jit(f))``, ``vmap(jit(f))`` and ``jit(jit(f))`` all run compiled.  A
+jitted function that closes over a traced value of the enclosing transform
+(visible in its closure) runs as plain code under that transform instead.
 """
 import functools
 import inspect
@@ -26,10 +31,14 @@ import math
 
 import numpy as np
 
-from ..core import EvalTrace, Tracer, current_trace
+from ..core import EvalTrace, Primitive, Tracer, current_trace, set_trace
+from ..interpreters.closure import visible_closure_tracers
 from ..interpreters.staging import Literal
 from ..tree_util import tree_flatten, tree_unflatten
-from .staging import _is_python_scalar, _stage
+from .api import _jvp, _vjp
+from .batching import vmap
+from .call import EVAL, AllArgsVJP, batched_args, cotangent_list, is_float, zeros_of
+from .staging import ShapeDtypeStruct, _is_python_scalar, _stage
 
 __all__ = ["jit", "Lowered"]
 
@@ -159,6 +168,138 @@ def _leaf_signature(x, k):
         "pass it as an array")
 
 
+# --------------------------------------------------------------------------
+# the call primitive: jit under other transforms
+
+
+class JitFunction:
+    """The static param of ``jit_call``: a flat function (leaves in, a list of
+    leaves out), its compiled form, and the jitted functions derived from it
+    by the rules (its JVP, VJP and batched forms), made once and reused."""
+
+    __slots__ = ("fn", "name", "compiled", "derived", "out_tree")
+
+    def __init__(self, fn, name):
+        self.fn = fn
+        self.name = name
+        self.compiled = jit(fn)
+        self.derived = {}
+        self.out_tree = None
+
+    def derive(self, key, make):
+        """The derived :class:`JitFunction` ``key`` (``make(fn)`` on first use)."""
+        d = self.derived.get(key)
+        if d is None:
+            d = self.derived[key] = JitFunction(make(self.fn), f"{key[0]}({self.name})")
+        return d
+
+    def __repr__(self):
+        return f"jit({self.name})"
+
+    __name__ = property(lambda self: repr(self))
+
+
+jit_call_p = Primitive("jit_call", multiple_results=True)
+
+
+@jit_call_p.def_impl
+def _jit_impl(*args, fun):
+    with set_trace(EVAL):  # the compiled program, on concrete values
+        return fun.compiled(*args)
+
+
+@jit_call_p.def_abstract_eval
+def _jit_aval(*avals, fun):
+    specs = [a if not hasattr(a, "shape") else ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+    closed, _ = _stage(fun.fn, tuple(specs), {}, ())
+    return closed.out_avals
+
+
+def _jit_jvp(primals, tangents, *, fun):
+    n = len(primals)
+    ts = [zeros_of(p) if t is None else t for p, t in zip(primals, tangents)]
+
+    def make(f):
+        def jvp_fn(*a):
+            outs, t_outs = _jvp(lambda *x: list(f(*x)), list(a[:n]), list(a[n:]), False, "jit")
+            return [*outs, *t_outs]
+        return jvp_fn
+
+    res = jit_call_p.bind(*primals, *ts, fun=fun.derive(("jvp",), make))
+    m = len(res) // 2
+    outs = res[:m]
+    return outs, [t if is_float(o) else None for o, t in zip(outs, res[m:])]
+
+
+jit_call_p.jvp = _jit_jvp
+
+
+def _jit_vjp(ct, ans, *primals, fun):
+    floats = tuple(i for i, p in enumerate(primals) if is_float(p))
+    n = len(primals)
+
+    def make(f):
+        def vjp_fn(*a):
+            args, cts = list(a[:n]), list(a[n:])
+
+            def g(*xs):
+                full = list(args)
+                for i, x in zip(floats, xs):
+                    full[i] = x
+                return list(f(*full))
+
+            _, pull = _vjp(g, tuple(args[i] for i in floats), False, "jit")
+            return list(pull(cts))
+        return vjp_fn
+
+    # the backward program recomputes the forward pass (only the inputs and
+    # outputs were kept), compiled like it
+    g = jit_call_p.bind(*primals, *cotangent_list(ct, ans), fun=fun.derive(("vjp", floats), make))
+    cts = [None] * n
+    for i, gi in zip(floats, g):
+        cts[i] = gi
+    return cts
+
+
+jit_call_p.vjp = AllArgsVJP(_jit_vjp)
+
+
+def _batched_outputs(fun, args, axes):
+    """Which outputs of ``fun`` depend on a batched operand, read off its IR
+    (an output that does not, a primal next to batched tangents, stays
+    unbatched, as the other transforms expect)."""
+    specs = []
+    for a, ax in zip(args, axes):
+        if not hasattr(a, "shape"):
+            specs.append(a)
+        else:
+            shape = tuple(a.shape)[1:] if ax == 0 else tuple(a.shape)
+            specs.append(ShapeDtypeStruct(shape, a.dtype))
+    key = ("deps", axes, tuple((s.shape, s.dtype) if isinstance(s, ShapeDtypeStruct) else type(s)
+                               for s in specs))
+    known = fun.derived.get(key)
+    if known is None:
+        jaxpr = _stage(fun.fn, tuple(specs), {}, ())[0].jaxpr
+        batched = {v for v, ax in zip(jaxpr.invars, axes) if ax is not None}
+        for eqn in jaxpr.eqns:
+            if any(type(a) is not Literal and a in batched for a in eqn.invars):
+                batched.update(eqn.outvars)
+        known = fun.derived[key] = tuple(type(a) is not Literal and a in batched
+                                         for a in jaxpr.outvars)
+    return known
+
+
+def _jit_batch(args, bdims, *, fun):
+    moved, axes = batched_args(args, bdims)
+    out_axes = tuple(0 if b else None for b in _batched_outputs(fun, moved, axes))
+    make = lambda f: vmap(lambda *a: list(f(*a)), in_axes=axes, out_axes=list(out_axes))  # noqa: E731
+    outs = jit_call_p.bind(*moved, fun=fun.derive(("vmap", axes, out_axes), make))
+    return outs, list(out_axes)
+
+
+jit_call_p.batch = _jit_batch
+
+
 def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
     """Compile ``fun`` once per input signature (JAX's ``jax.jit``).
 
@@ -195,8 +336,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
     -----
     Arrays ``fun`` closes over are constants of the compiled program, read
     by reference (mutating one in place changes later results; JAX copies
-    them at compile time).  Under an enclosing transform the function runs
-    as ``fun`` (see the module docstring).
+    them at compile time).  Under an enclosing transform it binds the call
+    primitive ``jit_call``, whose rules run compiled programs (see the
+    module docstring).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
@@ -228,35 +370,59 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
                         for k in sorted(kwargs) if k in static_argnames)
         return static_pos, dyn_args, dyn_kwargs, static
 
-    def compile_for(args, kwargs):
+    def flat_function(args, kwargs):
+        """``(flat, in_tree, static)`` of a call, and fun on the flat leaves."""
         static_pos, dyn_args, dyn_kwargs, static = split(args, kwargs)
         flat, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        static_kwargs = {k: kwargs[k] for k in kwargs if k in static_argnames}
+        n_args = len(args)
+        fixed = {i: args[i] for i in static_pos}
+
+        def flat_fun(*leaves):
+            d_args, d_kwargs = tree_unflatten(in_tree, list(leaves))
+            it = iter(d_args)
+            full = [fixed[i] if i in fixed else next(it) for i in range(n_args)]
+            return fun(*full, **d_kwargs, **static_kwargs)
+
+        return flat, in_tree, static, flat_fun
+
+    def compile_for(args, kwargs):
+        flat, in_tree, static, flat_fun = flat_function(args, kwargs)
         key = (in_tree, tuple(_leaf_signature(x, k) for k, x in enumerate(flat)), static)
         entry = cache.get(key)
         if entry is None:
-            static_kwargs = {k: kwargs[k] for k in kwargs if k in static_argnames}
-
-            def flat_fun(*leaves):
-                d_args, d_kwargs = tree_unflatten(in_tree, list(leaves))
-                full, it = [], iter(d_args)
-                for i in range(len(args)):
-                    full.append(args[i] if i in static_pos else next(it))
-                return fun(*full, **d_kwargs, **static_kwargs)
-
             closed, out_tree = _stage(flat_fun, tuple(flat), {}, ())
             source, run = generate_driver(closed)
             entry = cache[key] = Lowered(closed, source, run, out_tree)
         return entry, flat
 
+    call_functions = {}  # (in_tree, static) -> JitFunction, for jit_call
+
+    def bind_call(args, kwargs):
+        flat, in_tree, static, flat_fun = flat_function(args, kwargs)
+        jf = call_functions.get((in_tree, static))
+        if jf is None:
+            def leaves_fun(*leaves):
+                out_flat, jf.out_tree = tree_flatten(flat_fun(*leaves))
+                return out_flat
+
+            jf = call_functions[(in_tree, static)] = JitFunction(
+                leaves_fun, getattr(fun, "__name__", "fun"))
+        outs = jit_call_p.bind(*flat, fun=jf)
+        return tree_unflatten(jf.out_tree, outs)
+
     @functools.wraps(fun)
     def jitted(*args, **kwargs):
-        if type(current_trace()) is not EvalTrace:
-            return fun(*args, **kwargs)  # under a transform: traced as plain code
         flat_all = tree_flatten((args, kwargs))[0]
-        if any(isinstance(x, Tracer) for x in flat_all):
-            return fun(*args, **kwargs)  # tensors of an eager trace (tracegrad.torch)
-        entry, flat = compile_for(args, kwargs)
-        return tree_unflatten(entry._out_tree, entry._fn(*flat))
+        if type(current_trace()) is EvalTrace:
+            if not any(isinstance(x, Tracer) for x in flat_all):
+                entry, flat = compile_for(args, kwargs)
+                return tree_unflatten(entry._out_tree, entry._fn(*flat))
+            if not any(isinstance(x, Tracer) and not x._trace.eager for x in flat_all):
+                return fun(*args, **kwargs)  # tensors of an eager trace (tracegrad.torch)
+        if visible_closure_tracers(fun):
+            return fun(*args, **kwargs)  # closes over a value being traced: plain code
+        return bind_call(args, kwargs)
 
     def lower(*args, **kwargs):
         return compile_for(args, kwargs)[0]
