@@ -25,6 +25,7 @@ from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
 from . import tree, tree_util
+from ._array import Array
 from .core import UnexpectedTracerError
 from .transforms import (
     checkpoint,
@@ -74,6 +75,7 @@ __all__ = [
     "viz",
     "UnexpectedTracerError",
     "float0",
+    "Array",
 ]
 
 
