@@ -5,9 +5,12 @@ Every public function of ``tracegrad.numpy`` (and of its ``linalg`` and
 ``@implements`` (see ``_dispatch.py``), the others by decorating their
 definition.  A plain ndarray result becomes an ``Array`` view of it (no
 copy); tracers, NumPy scalars and anything else pass through unchanged, so
-under a transform nothing changes but one type check per call.  Tuples and
-lists of arrays (``split``, ``linalg.eigh``, ``meshgrid``, ...) have their
-ndarray items converted the same way.
+under a transform nothing changes but a few type checks per call.  Tuples
+and lists of arrays (``split``, ``linalg.eigh``, ``meshgrid``, ...) have
+their ndarray items converted the same way.  Array arguments (positional or
+keyword; not those nested in lists) are handed to the function as plain
+ndarray views: the primitives' impls then see what they see for plain
+NumPy input (the same Numba kernels, the same bits, no subclass overhead).
 
 :func:`install` gives :class:`tracegrad.Array` JAX's ``a.at`` and indexing
 with traced indices; it runs when ``tracegrad.numpy`` is imported.
@@ -41,14 +44,12 @@ def _items(seq):
     return cls(items)
 
 
-def as_array_result(out):
-    """``out`` with a plain ndarray (or a tuple/list of them) viewed as :class:`Array`."""
-    cls = type(out)
-    if cls is _ndarray:
-        return out.view(Array)
-    if cls is tuple or cls is list or isinstance(out, tuple):
-        return _items(out)
-    return out
+def _plain(x):
+    return x.view(_ndarray) if type(x) is Array else x
+
+
+def _plain_args(args):
+    return tuple([a.view(_ndarray) if type(a) is Array else a for a in args])
 
 
 def array_result(fn):
@@ -59,10 +60,19 @@ def array_result(fn):
     were defined next to ``fn``; everything it uses is a closure variable."""
     if hasattr(fn, "_raw"):
         return fn
-    ndarray, array_type, items = _ndarray, Array, _items
+    ndarray, array_type, items, plain, plain_args = _ndarray, Array, _items, _plain, _plain_args
     type_, tuple_, list_, isinstance_ = type, tuple, list, isinstance  # fn's module may shadow
 
     def public(*args, **kwargs):
+        for a in args:
+            if type_(a) is array_type:  # fn computes on plain ndarrays (kernels, speed)
+                args = plain_args(args)
+                break
+        if kwargs:
+            for a in kwargs.values():
+                if type_(a) is array_type:
+                    kwargs = {k: plain(v) for k, v in kwargs.items()}
+                    break
         out = fn(*args, **kwargs)
         cls = type_(out)
         if cls is ndarray:
