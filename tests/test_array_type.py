@@ -329,6 +329,19 @@ def test_arrays_stay_mutable_numpy_arrays():
     assert b[1] == 10.0
 
 
+def test_item_assignment_of_a_traced_value_names_at():
+    def f(x):
+        a = tnp.zeros(3)
+        a[0] = x
+        return tnp.sum(a)
+
+    with pytest.raises(TypeError, match=r"a\[i\] = x on a NumPy array \(write "
+                       r"a = tnp\.at\(a\)\[i\]\.set\(x\), or x\.at\[i\]\.set\(v\)"):
+        tg.grad(f)(1.0)
+    # the functional form is the fix
+    assert float(tg.grad(lambda x: tnp.sum(tnp.zeros(3).at[0].set(x)))(1.0)) == 1.0
+
+
 def test_pickle_copy_deepcopy_roundtrip():
     a = tnp.asarray(M.astype(np.float32))
     for b in (pickle.loads(pickle.dumps(a)), copy.copy(a), copy.deepcopy(a), a.copy()):
