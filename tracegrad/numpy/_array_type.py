@@ -16,6 +16,7 @@ NumPy input (the same Numba kernels, the same bits, no subclass overhead).
 with traced indices; it runs when ``tracegrad.numpy`` is imported.
 """
 import functools
+import inspect
 import types
 
 import numpy as np
@@ -52,40 +53,103 @@ def _plain_args(args):
     return tuple([a.view(_ndarray) if type(a) is Array else a for a in args])
 
 
-def array_result(fn):
-    """Decorate a public ``tracegrad.numpy`` function: its plain ndarray
-    results become :class:`Array` views (see the module docstring).
+def _plain_kwargs(kwargs):
+    for v in kwargs.values():
+        if type(v) is Array:
+            return {k: _plain(v) for k, v in kwargs.items()}
+    return kwargs
 
-    The wrapper shares ``fn``'s module globals (``__globals__``), as if it
-    were defined next to ``fn``; everything it uses is a closure variable."""
-    if hasattr(fn, "_raw"):
-        return fn
-    ndarray, array_type, items, plain, plain_args = _ndarray, Array, _items, _plain, _plain_args
-    type_, tuple_, list_, isinstance_ = type, tuple, list, isinstance  # fn's module may shadow
+
+#: What to do with a result of each type: 0 return it, 1 view it as an
+#: Array, 2 convert its items.  Filled as new result types appear (tracers,
+#: scalars, namedtuples), so the check is one dict lookup.
+_KIND = {_ndarray: 1, tuple: 2, list: 2, Array: 0}
+
+
+def _kind(cls):
+    kind = _KIND[cls] = 2 if issubclass(cls, (tuple, list)) else 0
+    return kind
+
+
+def _wrappers(fn, first):
+    """The two wrappers of ``fn``: for a first positional parameter named
+    ``_x`` (renamed to ``first`` by :func:`array_result`), and for anything."""
+    kinds, learn, array_type, items = _KIND, _kind, Array, _items
+    plain, plain_args, plain_kwargs = _plain, _plain_args, _plain_kwargs
+    type_ = type  # fn's module may shadow names; closure variables cannot be
+
+    def public_x(_x, *args, **kwargs):
+        if type_(_x) is array_type:  # fn computes on plain ndarrays (kernels, speed)
+            _x = plain(_x)
+        if args or kwargs:
+            out = fn(_x, *plain_args(args), **plain_kwargs(kwargs))
+        else:
+            out = fn(_x)
+        kind = kinds.get(type_(out))
+        if kind is None:
+            kind = learn(type_(out))
+        if kind == 0:
+            return out
+        return out.view(array_type) if kind == 1 else items(out)
 
     def public(*args, **kwargs):
-        for a in args:
-            if type_(a) is array_type:  # fn computes on plain ndarrays (kernels, speed)
-                args = plain_args(args)
-                break
-        if kwargs:
-            for a in kwargs.values():
-                if type_(a) is array_type:
-                    kwargs = {k: plain(v) for k, v in kwargs.items()}
-                    break
-        out = fn(*args, **kwargs)
-        cls = type_(out)
-        if cls is ndarray:
-            return out.view(array_type)
-        if cls is tuple_ or cls is list_ or isinstance_(out, tuple_):
-            return items(out)
-        return out
+        out = fn(*plain_args(args), **plain_kwargs(kwargs))
+        kind = kinds.get(type_(out))
+        if kind is None:
+            kind = learn(type_(out))
+        if kind == 0:
+            return out
+        return out.view(array_type) if kind == 1 else items(out)
 
-    public = types.FunctionType(public.__code__, getattr(fn, "__globals__", globals()),
-                                public.__name__, None, public.__closure__)
-    public = functools.wraps(fn)(public)
-    public._raw = fn
-    return public
+    return public_x, public
+
+
+def _first_parameter(fn):
+    """``(name, positional-only)`` of ``fn``'s first parameter if it is a
+    required positional one, else None."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # builtins without a signature
+        return None
+    if not params:
+        return None
+    p = params[0]
+    if p.default is not p.empty or p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        return None
+    return p.name, p.kind is p.POSITIONAL_ONLY
+
+
+def array_result(fn):
+    """Decorate a public ``tracegrad.numpy`` function: its plain ndarray
+    results become :class:`Array` views, its Array arguments reach it as plain
+    ndarray views (see the module docstring).
+
+    The common case, a required first positional parameter, gets a wrapper
+    with that parameter by name (``tnp.sum(a=x)`` still works), so a call
+    with one argument costs a plain call more than ``fn`` itself (no
+    ``*args`` forwarding).  The wrapper shares ``fn``'s module globals
+    (``__globals__``), as if defined next to it; everything it uses is a
+    closure variable."""
+    if hasattr(fn, "_raw"):
+        return fn
+    public_x, public = _wrappers(fn, None)
+    first = _first_parameter(fn)
+    if first is not None and first[0] not in public_x.__code__.co_varnames:
+        name, positional_only = first
+        code = public_x.__code__.replace(
+            co_varnames=(name,) + public_x.__code__.co_varnames[1:],
+            co_posonlyargcount=1 if positional_only else 0,
+            co_name=getattr(fn, "__name__", "public"),
+            co_qualname=getattr(fn, "__qualname__", "public"),
+        )
+        closure = public_x.__closure__
+    else:
+        code, closure = public.__code__, public.__closure__
+    wrapper = types.FunctionType(code, getattr(fn, "__globals__", globals()),
+                                 code.co_name, None, closure)
+    wrapper = functools.wraps(fn)(wrapper)
+    wrapper._raw = fn
+    return wrapper
 
 
 def _contains_tracer(idx):
