@@ -64,6 +64,8 @@ def test_array_is_an_ndarray_subclass_exported_twice():
     lambda: tnp.fft.fft(XS), lambda: tnp.fft.rfft(XS), lambda: tnp.fft.fftfreq(4),
     lambda: tnp.fft.rfftfreq(4), lambda: tnp.at(XS)[0].set(2.0), lambda: tnp.frombuffer(b"\0" * 8),
     lambda: tnp.fromiter(range(3), float), lambda: tnp.put(XS, [0], [9.0], inplace=False),
+    lambda: tnp.r_[XS, 0.0], lambda: tnp.c_[XS, XS], lambda: tnp.vectorize(lambda v: v * 2)(XS),
+    lambda: tnp.unique(XS), lambda: tnp.histogram(XS, 3)[0], lambda: tnp.copy(XS),
 ])
 def test_results_on_concrete_input_are_arrays(make):
     out = make()

@@ -686,6 +686,7 @@ class vectorize:
                                 signature=signature)
         self.__doc__ = doc if doc is not None else getattr(pyfunc, "__doc__", None)
 
+    @array_result
     def __call__(self, *args, **kwargs):
         leaves = list(args) + list(kwargs.values())
         if not any(isinstance(v, Tracer) for v in leaves):
