@@ -71,9 +71,9 @@ def _kind(cls):
     return kind
 
 
-def _wrappers(fn, first):
+def _wrappers(fn):
     """The two wrappers of ``fn``: for a first positional parameter named
-    ``_x`` (renamed to ``first`` by :func:`array_result`), and for anything."""
+    ``_x`` (:func:`array_result` renames it to ``fn``'s), and for anything."""
     kinds, learn, array_type, items = _KIND, _kind, Array, _items
     plain, plain_args, plain_kwargs = _plain, _plain_args, _plain_kwargs
     type_ = type  # fn's module may shadow names; closure variables cannot be
@@ -132,7 +132,7 @@ def array_result(fn):
     closure variable."""
     if hasattr(fn, "_raw"):
         return fn
-    public_x, public = _wrappers(fn, None)
+    public_x, public = _wrappers(fn)
     first = _first_parameter(fn)
     if first is not None and first[0] not in public_x.__code__.co_varnames:
         name, positional_only = first
