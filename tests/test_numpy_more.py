@@ -540,7 +540,8 @@ def test_unique_matches_numpy(kw):
 def test_unique_family_matches_numpy(name):
     want = getattr(np, name)(XS.reshape(2, 4))
     for got in (getattr(tnp, name)(XS.reshape(2, 4)), traced(getattr(np, name), XS.reshape(2, 4))):
-        assert type(got) is type(want)
+        # an ndarray result comes back as one (a tracegrad.Array from tnp on concrete input)
+        assert type(got) is type(want) or (type(want) is np.ndarray and isinstance(got, np.ndarray))
         _same_tree(tuple(got) if isinstance(want, tuple) else got,
                    tuple(want) if isinstance(want, tuple) else want)
 

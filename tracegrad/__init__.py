@@ -25,6 +25,7 @@ from . import _allocator
 from . import primitives as _primitives  # noqa: F401  (declares every primitive)
 from . import numpy  # noqa: F401  (installs tracer operators and NumPy dispatch)
 from . import errors, tree, tree_util
+from ._array import Array
 from .core import UnexpectedTracerError
 from .transforms import (
     ShapeDtypeStruct,
@@ -83,6 +84,7 @@ __all__ = [
     "eval_shape",
     "ShapeDtypeStruct",
     "errors",
+    "Array",
 ]
 
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._array import Array
 from ..core import Tracer, new_trace
 from ..primitives import ops
 from ..interpreters.jvp import JVPTrace, JVPTracer
@@ -49,9 +50,12 @@ def _check_callable(fun, name):
 
 
 def _as_value(x, what):
-    """A pytree leaf as an array (or tracer), rejecting non-numeric leaves."""
+    """A pytree leaf as an array (or tracer), rejecting non-numeric leaves.
+
+    A :class:`tracegrad.Array` becomes a plain ndarray view: the
+    interpreters compute on plain ndarrays (a subclass slows every ufunc)."""
     if isinstance(x, (Tracer, np.ndarray, np.generic)):
-        return x
+        return x.view(np.ndarray) if type(x) is Array else x
     if isinstance(x, (numbers.Number, bool)) or isinstance(x, (list, tuple)):
         return np.asarray(x)
     raise TypeError(

@@ -34,6 +34,7 @@ Every public name is imported below from the module that defines it:
 """
 from . import _dispatch, _methods  # noqa: F401  (tracer operators and protocols)
 from ._core import (
+    Array,
     arange,
     array,
     asarray,
@@ -453,6 +454,7 @@ __all__ = [
     "argsort",
     "argwhere",
     "around",
+    "Array",
     "array",
     "array_equal",
     "array_equiv",

@@ -14,6 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
+from ._array_type import array_result
 from ._core import _array, arg, linspace
 from ._dispatch import implements
 from ._diagonal import diag
@@ -685,6 +686,7 @@ class vectorize:
                                 signature=signature)
         self.__doc__ = doc if doc is not None else getattr(pyfunc, "__doc__", None)
 
+    @array_result
     def __call__(self, *args, **kwargs):
         leaves = list(args) + list(kwargs.values())
         if not any(isinstance(v, Tracer) for v in leaves):
@@ -743,6 +745,7 @@ def diagflat(v, k=0):
     return diag(ravel(_array(v)), k)
 
 
+@array_result
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
     """``a`` with its main diagonal set to ``val``, as a new array (JAX's form).
 
@@ -784,6 +787,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     return reshape(at(ravel(a))[flat_idx].set(vals), shape)
 
 
+@array_result
 def put(a, ind, v, mode="raise", *, inplace=True):
     """``a`` with the flat positions ``ind`` set to ``v``, as a new array (JAX's form).
 
@@ -833,6 +837,7 @@ def put(a, ind, v, mode="raise", *, inplace=True):
     return reshape(at(ravel(a))[idx[keep]].set(take(vals, keep)), tuple(a.shape))
 
 
+@array_result
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     """``arr`` with ``values`` written at ``indices`` along ``axis``, as a new array.
 
@@ -874,6 +879,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     return at(a)[full].set(vals)
 
 
+@array_result
 def place(arr, mask, vals, *, inplace=True):
     """``arr`` with the positions where ``mask`` is true filled from ``vals`` in order.
 
@@ -934,9 +940,9 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 __all__ += ["diagflat", "fill_diagonal", "put", "put_along_axis", "place", "fromfunction"]
 
 # NumPy's constructors from Python data, bytes and strings (their inputs are
-# never traced): the same functions
-frombuffer = np.frombuffer
-fromiter = np.fromiter
-fromstring = np.fromstring
+# never traced): the same functions, returning Arrays
+frombuffer = array_result(np.frombuffer)
+fromiter = array_result(np.fromiter)
+fromstring = array_result(np.fromstring)
 
 __all__ += ["frombuffer", "fromiter", "fromstring"]

@@ -9,8 +9,10 @@ import operator
 
 import numpy as np
 
+from .._array import Array
 from ..core import Tracer, concrete_value
 from ..primitives import ops
+from ._array_type import array_result
 from ._dispatch import implements
 
 __all__ = [
@@ -19,7 +21,7 @@ __all__ = [
     "linspace", "shape", "ndim", "size", "result_type", "astype",
     "float32", "float64", "int32", "int64", "bool_", "complex64",
     "complex128", "pi", "e", "inf", "nan", "newaxis", "ndarray",
-    "iscomplexobj", "isscalar",
+    "iscomplexobj", "isscalar", "Array",
 ]
 
 float32, float64, int32, int64 = np.float32, np.float64, np.int32, np.int64
@@ -207,6 +209,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):  # noqa: A002
     return np.array(object, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
 
 
+@array_result
 def astype(x, dtype):
     """``x`` cast to ``dtype`` (NumPy 2.1's ``astype`` function).
 
@@ -265,14 +268,17 @@ ValueError
 """
 
 
+@array_result
 def zeros(shape, dtype=float):
     return np.zeros(_shape_tuple(shape), dtype=dtype)
 
 
+@array_result
 def ones(shape, dtype=float):
     return np.ones(_shape_tuple(shape), dtype=dtype)
 
 
+@array_result
 def empty(shape, dtype=float):
     return np.empty(_shape_tuple(shape), dtype=dtype)
 
@@ -409,6 +415,7 @@ def _dtype(a):
     return a.dtype if hasattr(a, "dtype") else np.asarray(a).dtype
 
 
+@array_result
 def eye(N, M=None, k=0, dtype=float):
     """2-D array with ones on the ``k``-th diagonal and zeros elsewhere (a constant).
 
@@ -436,6 +443,7 @@ def eye(N, M=None, k=0, dtype=float):
     return np.eye(N, M, k, dtype=dtype)
 
 
+@array_result
 def identity(n, dtype=float):
     """Square identity matrix (a constant).
 
@@ -459,6 +467,7 @@ def identity(n, dtype=float):
     return np.identity(n, dtype=dtype)
 
 
+@array_result
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values in ``[start, stop)`` (a constant), as NumPy's ``arange``.
 

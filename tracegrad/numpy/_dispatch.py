@@ -13,6 +13,7 @@ import sys
 import numpy as np
 
 from .. import numpy as tnp  # partially initialised here; read at call time
+from ._array_type import array_result
 
 __all__ = ["implements", "UFUNC_TABLE", "FUNCTION_TABLE", "array_ufunc", "array_function"]
 
@@ -26,15 +27,21 @@ _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 
 
 def implements(*np_callables):
-    """Register the decorated function as the tracer version of NumPy callables."""
+    """Register the decorated function as the tracer version of NumPy callables.
+
+    The tables keep ``fn`` itself (tracers in, tracers out); the decorated
+    name becomes ``array_result(fn)``, whose plain ndarray results are
+    :class:`tracegrad.Array` views (the public boundary, ``_array_type.py``).
+    """
 
     def register(fn):
+        fn = getattr(fn, "_raw", fn)
         for c in np_callables:
             if isinstance(c, np.ufunc):
                 UFUNC_TABLE[c] = fn
             else:
                 FUNCTION_TABLE[c] = fn
-        return fn
+        return array_result(fn)
 
     return register
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import Tracer, concrete_value
 from ..primitives import ops
+from ._array_type import array_result
 from ._core import _array, arg, result_type
 from ._dispatch import implements
 from ._join import concatenate
@@ -255,6 +256,7 @@ def indices(dimensions, dtype=int, sparse=False):
     return np.indices(tuple(int(d) for d in dimensions), dtype=dtype, sparse=sparse)
 
 
+@array_result
 def tril_indices(n, k=0, m=None):
     """Row and column indices of the lower triangle of an ``(n, m)`` array.
 
@@ -271,6 +273,7 @@ def tril_indices(n, k=0, m=None):
     return np.tril_indices(n, k, m)
 
 
+@array_result
 def triu_indices(n, k=0, m=None):
     """Row and column indices of the upper triangle of an ``(n, m)`` array.
 
@@ -338,6 +341,7 @@ def triu_indices_from(arr, k=0):
     return np.triu_indices(n, k, m)
 
 
+@array_result
 def diag_indices(n, ndim=2):
     """Indices of the main diagonal of an ``(n,) * ndim`` array.
 
@@ -674,6 +678,7 @@ def extract(condition, arr):
     return take(ravel(_array(arr)), np.flatnonzero(np.ravel(c)))
 
 
+@array_result
 def mask_indices(n, mask_func, k=0):
     """Indices where ``mask_func(ones((n, n)), k)`` is non-zero (``numpy.mask_indices``).
 

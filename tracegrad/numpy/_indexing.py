@@ -38,6 +38,7 @@ import numpy as np
 from ..core import Tracer, concrete_value, is_concrete
 from ..interpreters.batching import example_values, has_values, varies
 from ..primitives import ops
+from ._array_type import array_result
 from ._core import arg
 
 __all__ = ["at"]
@@ -595,10 +596,12 @@ class _IndexRef:
         self.x = x
         self.idx = idx
 
+    @array_result
     def get(self):
         """``x[idx]``."""
         return getitem(self.x, self.idx)
 
+    @array_result
     def set(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = values``.
 
@@ -622,6 +625,7 @@ class _IndexRef:
         out = ops.select(hit, placed, ops.reshape(x, (n,)))
         return ops.reshape(out, tuple(x.shape))
 
+    @array_result
     def add(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] += values``; repeated indices add up every value
         (unlike NumPy's buffered ``x[idx] += v``, like ``np.add.at``)."""
@@ -631,6 +635,7 @@ class _IndexRef:
         out = ops.add(ops.reshape(x, (n,)), ops.scatter_add(v, lin, 0, n))
         return ops.reshape(out, tuple(x.shape))
 
+    @array_result
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
         return self.add(ops.neg(arg(values)))
@@ -660,25 +665,30 @@ class _IndexRef:
             out = ops.select(hit, op(out, ops.select(hit, placed, one)), out)
         return ops.reshape(out, tuple(x.shape))
 
+    @array_result
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] *= values``; repeated indices multiply every value in."""
         return self._combine(values, ops.mul)
 
     mul = multiply
 
+    @array_result
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] /= values``; repeated indices divide by every value."""
         return self._combine(values, ops.div)
 
+    @array_result
     def power(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] **= values``; repeated indices apply in index order."""
         return self._combine(values, ops.pow)
 
+    @array_result
     def min(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = minimum(x[idx], values)`` over all updates
         (ties split the derivative evenly, as ``minimum`` does)."""
         return self._combine(values, ops.minimum)
 
+    @array_result
     def max(self, values, *, indices_are_sorted=False, unique_indices=False):
         """``x`` with ``x[idx] = maximum(x[idx], values)`` over all updates
         (ties split the derivative evenly, as ``maximum`` does)."""

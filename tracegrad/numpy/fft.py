@@ -36,6 +36,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from ..core import Tracer
 from ..primitives import ops
+from ._array_type import array_result
 from ._core import _array, _no_out
 from ._dispatch import implements
 from ._flip_pad import roll
@@ -540,6 +541,7 @@ def _check_device(device):
         raise ValueError(f"device must be None or 'cpu', got {device!r}")
 
 
+@array_result
 def fftfreq(n, d=1.0, device=None):
     """Sample frequencies of :func:`fft`: ``[0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (n*d)``.
 
@@ -565,6 +567,7 @@ def fftfreq(n, d=1.0, device=None):
     return ops.mul(k.astype(np.float64), ops.div(1.0, ops.mul(d, float(n))))
 
 
+@array_result
 def rfftfreq(n, d=1.0, device=None):
     """Sample frequencies of :func:`rfft`: ``[0, 1, ..., n//2] / (n*d)``.
 

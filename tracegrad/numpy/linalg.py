@@ -49,6 +49,7 @@ from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
 from ..primitives.linalg import check_matrix, check_square
 from ..transforms import custom_jvp
+from ._array_type import array_result
 from ._core import arg
 from ._dispatch import implements
 from ._products import matmul as _tnp_matmul
@@ -99,6 +100,7 @@ def _float_operand(x):
     return x
 
 
+@array_result
 def matrix_transpose(x, /):
     """Swap the last two axes (NumPy 2's ``linalg.matrix_transpose``).
 
@@ -414,6 +416,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return SVDResult(u, s, vh)
 
 
+@array_result
 def svdvals(x, /):
     """Singular values (descending) of a matrix or a stack (NumPy 2).
 
@@ -821,6 +824,7 @@ def _svd_order(ord, nd, axis):
     return matrix and (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)))
 
 
+@array_result
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector norm (NumPy 2's ``linalg.vector_norm``), differentiable.
 
@@ -863,6 +867,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _keep(r, shape, axes, keepdims) if axes else r
 
 
+@array_result
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     """Matrix norm over the last two axes (NumPy 2's ``linalg.matrix_norm``).
 
@@ -1297,6 +1302,7 @@ def tensorinv(a, ind=2):
 # array-API forms
 
 
+@array_result
 def cross(x1, x2, /, *, axis=-1):
     """Cross product of 3-vectors along ``axis`` (NumPy 2's ``linalg.cross``).
 
@@ -1324,6 +1330,7 @@ def cross(x1, x2, /, *, axis=-1):
     return _tnp_cross(x1, x2, axis=axis)
 
 
+@array_result
 def trace(x, /, *, offset=0, dtype=None):
     """Sum of the ``offset`` diagonal of the last two axes (NumPy 2's ``linalg.trace``).
 
@@ -1342,6 +1349,7 @@ def trace(x, /, *, offset=0, dtype=None):
     return _tnp_trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
+@array_result
 def outer(x1, x2, /):
     """Outer product of two 1-D vectors (NumPy 2's ``linalg.outer``).
 
@@ -1366,6 +1374,7 @@ def outer(x1, x2, /):
     return _tnp_outer(x1, x2)
 
 
+@array_result
 def diagonal(x, /, *, offset=0):
     """The ``offset`` diagonal of the last two axes (NumPy 2's ``linalg.diagonal``).
 

@@ -190,7 +190,7 @@ class Tensor(Tracer):
     def _wrap(cls, data):
         """A tensor that does not require grad, holding ``data`` (not copied)."""
         t = object.__new__(Tensor)
-        if not isinstance(data, np.ndarray):
+        if type(data) is not np.ndarray:  # a tracegrad.Array's data is its plain view
             data = _as_data(data)
         t._init(data)
         return t
