@@ -223,3 +223,11 @@ def test_every_table_row_under_jit(r):
 
     np.testing.assert_allclose(tg.jit(tg.grad(summed))(*args), tg.grad(summed)(*args),
                                rtol=1e-10, atol=1e-12)
+
+
+def test_array_inputs_run_as_plain_arrays():
+    a = tnp.linspace(0.0, 1.0, 5)
+    assert isinstance(a, tg.Array)
+    out = tg.jit(lambda x: tnp.sin(x) * 2.0)(a)
+    np.testing.assert_allclose(out, np.sin(np.linspace(0.0, 1.0, 5)) * 2.0, rtol=1e-15)
+    assert type(out) is np.ndarray  # transform outputs are plain, as grad's

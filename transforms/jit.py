@@ -388,6 +388,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
 
     def compile_for(args, kwargs):
         flat, in_tree, static, flat_fun = flat_function(args, kwargs)
+        # (tracegrad.Array and other subclasses: plain views, the impls' fast paths)
+        flat = [x.view(np.ndarray) if isinstance(x, np.ndarray) and type(x) is not np.ndarray
+                else x for x in flat]
         key = (in_tree, tuple(_leaf_signature(x, k) for k, x in enumerate(flat)), static)
         entry = cache.get(key)
         if entry is None:
