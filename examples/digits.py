@@ -15,6 +15,10 @@ accuracy is below 0.95.  Everything is seeded, so runs are repeatable.
 Run it with::
 
     pip install -e ".[examples]" && python examples/digits.py
+
+``--jit`` trains the same model with the gradient step compiled by
+``tracegrad.jit`` (traced once per batch shape, then run without tracing):
+the same arithmetic in the same order, so the same accuracy, in less time.
 """
 import argparse
 import sys
@@ -115,6 +119,8 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=3e-3, help="Adam step size")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jit", action="store_true",
+                        help="compile the gradient step with tracegrad.jit")
     args = parser.parse_args(argv)
     start = time.perf_counter()
 
@@ -139,6 +145,8 @@ def main(argv=None):
     print("check_grads: loss derivatives match finite differences (order 2, fwd and rev)")
 
     loss_and_grad = tg.value_and_grad(loss)
+    if args.jit:
+        loss_and_grad = tg.jit(loss_and_grad)
     opt_init, opt_update = adam(args.lr)
     opt_state = opt_init(params)
     for epoch in range(1, args.epochs + 1):
@@ -158,7 +166,7 @@ def main(argv=None):
             )
 
     test_accuracy = accuracy(params, x_test, y_test)
-    print(f"trained in {time.perf_counter() - start:.1f} s")
+    print(f"trained in {time.perf_counter() - start:.1f} s" + (" (jit)" if args.jit else ""))
     print(f"final test accuracy: {test_accuracy:.4f}")
     if test_accuracy < TARGET_ACCURACY:
         print(f"FAILED: test accuracy below {TARGET_ACCURACY}", file=sys.stderr)

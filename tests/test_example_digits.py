@@ -29,3 +29,17 @@ def test_digits_example_reaches_target_accuracy(tmp_path):
     found = re.findall(r"final test accuracy: ([0-9.]+)", proc.stdout)
     assert found, output
     assert float(found[-1]) >= 0.95, output
+
+
+def _accuracy(tmp_path, *flags):
+    proc = subprocess.run([sys.executable, str(EXAMPLE), "--epochs", "5", *flags], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.stdout, float(re.findall(r"final test accuracy: ([0-9.]+)", proc.stdout)[-1])
+
+
+def test_digits_example_with_jit_trains_the_same_model(tmp_path):
+    out, jitted = _accuracy(tmp_path, "--jit")
+    assert "(jit)" in out
+    _, eager = _accuracy(tmp_path)
+    assert jitted == eager  # the same arithmetic, in the same order
