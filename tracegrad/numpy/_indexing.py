@@ -526,18 +526,22 @@ def _batched_groups(lin):
     the mask of last occurrences (batched tracers), and the largest number
     of occurrences of one position in any example; ``(None, None, 1)`` if no
     example repeats a position (checked on the values of every example).
+    Staged positions have no values: ``rounds`` is then ``len(lin)``.
     """
-    vals, _ = example_values(lin)
     m = lin.shape[0]
-    srt = np.sort(vals.reshape(-1, m), axis=1)
-    same = srt[:, 1:] == srt[:, :-1]
-    if not same.any():
-        return None, None, 1
     steps = np.arange(m)
-    new = np.ones(srt.shape, bool)
-    new[:, 1:] = ~same
-    starts = np.maximum.accumulate(np.where(new, steps, 0), axis=1)
-    rounds = int((steps - starts).max()) + 1  # the longest run of one position
+    if has_values(lin):
+        vals, _ = example_values(lin)
+        srt = np.sort(vals.reshape(-1, m), axis=1)
+        same = srt[:, 1:] == srt[:, :-1]
+        if not same.any():
+            return None, None, 1
+        new = np.ones(srt.shape, bool)
+        new[:, 1:] = ~same
+        starts = np.maximum.accumulate(np.where(new, steps, 0), axis=1)
+        rounds = int((steps - starts).max()) + 1  # the longest run of one position
+    else:  # staged positions: repeats cannot be counted, so allow the most there can be
+        rounds = max(m, 1)
     # the same in primitives: a stable sort keeps equal positions in index
     # order; a group starts where the sorted value changes
     order = ops.argsort(lin, 0, "stable")

@@ -1,0 +1,449 @@
+"""``tracegrad.lax``: JAX's structured control flow, with JAX's signatures.
+
+``cond``, ``switch``, ``select``, ``fori_loop``, ``while_loop``, ``scan``,
+``map``, ``associative_scan``, ``dynamic_slice``, ``dynamic_update_slice``,
+``dynamic_index_in_dim``, ``stop_gradient``; carries and outputs are
+pytrees.
+
+These run as Python code over tracegrad's functions, so they compose with
+every transform as the loops they stand for do: ``grad`` and ``jvp``
+differentiate the iterations that ran, ``vmap`` batches them, and under
+staging (``make_jaxpr``, ``jit``) a loop is traced iteration by iteration
+(unrolled; a loop whose trip count depends on a staged value cannot be
+staged yet and raises ``tracegrad.errors.ConcretizationTypeError``).  Where
+JAX's semantics need it, a predicate that has no single value -- batched
+under ``vmap``, or staged -- is handled as JAX handles a batched one:
+
+* ``cond``/``switch`` evaluate every branch and select per element
+  (``tnp.where``), so both branches must be free of side effects;
+* ``while_loop`` under ``vmap`` runs until every example's predicate is
+  false, each example's carry frozen once its own predicate is false.
+
+Compiled loops (primitives with sub-IRs) are the next stage of ``jit``.
+"""
+import numpy as np
+
+from . import numpy as tnp
+from .core import concrete_value, dtype_of, is_concrete
+from .interpreters.batching import example_values, has_values
+from .transforms import stop_gradient
+from .tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+
+__all__ = [
+    "cond", "switch", "select", "fori_loop", "while_loop", "scan", "map",
+    "associative_scan", "dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
+    "stop_gradient",
+]
+
+
+def _same_structure(a, b, what):
+    ta, tb = tree_structure(a), tree_structure(b)
+    if ta != tb:
+        raise TypeError(f"{what} must have the same pytree structure; got {ta} and {tb}")
+    for x, y in zip(tree_leaves(a), tree_leaves(b)):
+        if tuple(np.shape(x)) != tuple(np.shape(y)):
+            raise TypeError(f"{what} must have the same shapes; got {np.shape(x)} and {np.shape(y)}")
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred``, else ``on_false`` (``jax.lax.select``).
+
+    Parameters
+    ----------
+    pred : array of bool
+        Shape of the operands (or a scalar).
+    on_true, on_false : arrays
+        Same shape and dtype.
+
+    Returns
+    -------
+    array
+        Elementwise choice; derivatives flow to the chosen operand only.
+
+    Raises
+    ------
+    TypeError
+        If ``pred`` is not boolean or the operands' dtypes differ.
+    """
+    if np.dtype(dtype_of(pred)).kind != "b":
+        raise TypeError("select: pred must be a boolean array (compare first, e.g. x > 0)")
+    if dtype_of(on_true) != dtype_of(on_false):
+        raise TypeError(
+            f"select: on_true and on_false must have the same dtype, got "
+            f"{dtype_of(on_true)} and {dtype_of(on_false)}")
+    return tnp.where(pred, on_true, on_false)
+
+
+def _index_of(index, n):
+    """A branch index clamped to [0, n), as JAX's ``switch`` does."""
+    return tnp.clip(tnp.asarray(index).astype(np.int64), 0, n - 1)
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)`` (``jax.lax.switch``).
+
+    Parameters
+    ----------
+    index : int or integer scalar
+        Clamped to ``[0, len(branches) - 1]``.
+    branches : sequence of callables
+        Each returns a pytree of the same structure, shapes and dtypes.
+    *operands
+        Passed to the branch.
+
+    Returns
+    -------
+    pytree
+        The chosen branch's result.  If ``index`` has no single value
+        (batched under ``vmap``, or staged) every branch runs and the result
+        is selected per element.
+
+    Raises
+    ------
+    ValueError
+        If ``branches`` is empty.
+    TypeError
+        If the branches' outputs differ in structure or shape.
+    """
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: branches must be a non-empty sequence")
+    n = len(branches)
+    if is_concrete(index):
+        i = int(np.clip(int(np.asarray(concrete_value(index))), 0, n - 1))
+        return branches[i](*operands)
+    idx = _index_of(index, n)
+    outs = [b(*operands) for b in branches]
+    for o in outs[1:]:
+        _same_structure(outs[0], o, "switch: the branches' outputs")
+    leaves = [tree_leaves(o) for o in outs]
+    result = []
+    for k in range(len(leaves[0])):
+        acc = leaves[-1][k]
+        for i in range(n - 2, -1, -1):
+            acc = tnp.where(idx == i, leaves[i][k], acc)
+        result.append(acc)
+    return tree_unflatten(tree_structure(outs[0]), result)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``
+    (``jax.lax.cond``).
+
+    Parameters
+    ----------
+    pred : bool or boolean scalar
+    true_fun, false_fun : callables
+        Return pytrees of the same structure, shapes and dtypes.
+    *operands
+        Passed to the branch.
+
+    Returns
+    -------
+    pytree
+        If ``pred`` has no single value (batched, or staged) both branches
+        run and the result is selected per element, as in JAX.
+
+    Raises
+    ------
+    TypeError
+        If ``pred`` is not a scalar, or the branches' outputs differ.
+    """
+    if np.ndim(pred) != 0:
+        raise TypeError(f"cond: pred must be a scalar, got shape {np.shape(pred)}")
+    if is_concrete(pred):
+        return true_fun(*operands) if bool(np.asarray(concrete_value(pred))) else false_fun(*operands)
+    return switch(tnp.asarray(pred).astype(np.int64), [false_fun, true_fun], *operands)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``for i in range(lower, upper): val = body_fun(i, val)``
+    (``jax.lax.fori_loop``).
+
+    Parameters
+    ----------
+    lower, upper : int
+        Concrete bounds (the trip count must be known).
+    body_fun : callable
+        ``(i, val) -> val`` of the same structure and shapes.
+    init_val : pytree
+
+    Returns
+    -------
+    pytree
+        The final ``val``.
+
+    Raises
+    ------
+    tracegrad.errors.ConcretizationTypeError
+        If a bound is staged.
+    TypeError
+        If ``body_fun`` changes the carry's structure or shapes.
+    """
+    lo, hi = int(lower), int(upper)
+    val = init_val
+    for i in range(lo, hi):
+        new = body_fun(i, val)
+        _same_structure(val, new, "fori_loop: body_fun's input and output carry")
+        val = new
+    return val
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``while cond_fun(val): val = body_fun(val)`` (``jax.lax.while_loop``).
+
+    Parameters
+    ----------
+    cond_fun : callable
+        ``val -> boolean scalar``.
+    body_fun : callable
+        ``val -> val`` of the same structure and shapes.
+    init_val : pytree
+
+    Returns
+    -------
+    pytree
+        The final carry.  Under ``vmap`` with a batched predicate the loop
+        runs until every example is done; an example's carry stops changing
+        once its predicate is false (JAX's semantics).
+
+    Raises
+    ------
+    tracegrad.errors.ConcretizationTypeError
+        If the predicate is staged (a loop whose trip count is unknown while
+        tracing is not stageable yet).
+    TypeError
+        If ``body_fun`` changes the carry's structure or shapes.
+    """
+    val = init_val
+    while True:
+        p = cond_fun(val)
+        if np.ndim(p) != 0:
+            raise TypeError(f"while_loop: cond_fun must return a scalar, got shape {np.shape(p)}")
+        if is_concrete(p):
+            if not bool(np.asarray(concrete_value(p))):
+                return val
+            new = body_fun(val)
+            _same_structure(val, new, "while_loop: body_fun's input and output carry")
+            val = new
+            continue
+        if not has_values(p):
+            bool(p)  # staged: raises the ConcretizationTypeError naming the line
+        if not np.any(example_values(p)[0]):  # every example done
+            return val
+        new = body_fun(val)
+        _same_structure(val, new, "while_loop: body_fun's input and output carry")
+        val = tree_map(lambda n, o: tnp.where(p, n, o), new, val)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``,
+    stacking the ``y`` (``jax.lax.scan``).
+
+    Parameters
+    ----------
+    f : callable
+        ``(carry, x) -> (carry, y)``; the carry keeps its structure and shapes.
+    init : pytree
+        The initial carry.
+    xs : pytree of arrays, or None
+        Scanned along axis 0 (all leaves the same length); None: ``length``
+        iterations with ``x = None``.
+    length : int, optional
+        Required when ``xs`` is None; must match otherwise.
+    reverse : bool
+        Scan from the end (the stacked ``ys`` keep ``xs``'s order).
+    unroll : int
+        Accepted for JAX compatibility (the loop runs in Python).
+
+    Returns
+    -------
+    (carry, ys)
+        The final carry and the stacked outputs (a pytree of arrays with a
+        leading axis of the scan's length; None leaves stay None).
+
+    Raises
+    ------
+    ValueError
+        If the lengths disagree or cannot be found.
+    TypeError
+        If ``f`` changes the carry's structure or shapes.
+    """
+    x_leaves, x_tree = tree_flatten(xs)
+    lengths = {int(np.shape(x)[0]) for x in x_leaves}
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ValueError(
+            "scan: xs leaves (and length, if given) must all have the same leading length; "
+            f"got {sorted(lengths)}" if lengths else "scan: give xs or length")
+    n = lengths.pop()
+    carry, ys = init, []
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    for i in order:
+        x = tree_unflatten(x_tree, [xl[i] for xl in x_leaves]) if x_leaves else (
+            None if xs is None else xs)
+        new, y = f(carry, x)
+        _same_structure(carry, new, "scan: f's input and output carry")
+        carry = new
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    y_tree = tree_structure(ys[0])
+    stacked = [tnp.stack(list(parts)) for parts in zip(*[tree_leaves(y) for y in ys])]
+    return carry, tree_unflatten(y_tree, stacked)
+
+
+def map(f, xs):  # noqa: A001 - JAX's name
+    """``f`` applied to each slice of ``xs`` along axis 0, stacked
+    (``jax.lax.map``).
+
+    Parameters
+    ----------
+    f : callable
+    xs : pytree of arrays with a common leading length
+
+    Returns
+    -------
+    pytree of arrays
+    """
+    return scan(lambda c, x: (c, f(x)), (), xs)[1]
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """Inclusive scan of the associative ``fn`` along ``axis``
+    (``jax.lax.associative_scan``), by doubling (log2(n) rounds of ``fn`` on
+    whole arrays).
+
+    Parameters
+    ----------
+    fn : callable
+        Associative: ``fn(a, b)`` on pytrees of arrays sliced along ``axis``.
+    elems : pytree of arrays
+        Same length along ``axis``.
+    reverse : bool
+    axis : int
+
+    Returns
+    -------
+    pytree of arrays
+        ``out[i] = fn(... fn(elems[0], elems[1]) ..., elems[i])``.
+    """
+    leaves, tree = tree_flatten(elems)
+    if reverse:
+        leaves = [tnp.flip(x, axis) for x in leaves]
+    n = int(np.shape(leaves[0])[axis])
+    shift = 1
+    while shift < n:
+        head = [tnp.take(x, np.arange(shift), axis=axis) for x in leaves]
+        a = tree_unflatten(tree, [tnp.take(x, np.arange(0, n - shift), axis=axis) for x in leaves])
+        b = tree_unflatten(tree, [tnp.take(x, np.arange(shift, n), axis=axis) for x in leaves])
+        combined = tree_leaves(fn(a, b))
+        leaves = [tnp.concatenate([h, c], axis=axis) for h, c in zip(head, combined)]
+        shift *= 2
+    if reverse:
+        leaves = [tnp.flip(x, axis) for x in leaves]
+    return tree_unflatten(tree, leaves)
+
+
+def _starts(start_indices, shape, sizes):
+    """Start indices as JAX's dynamic slices take them: negative ones count
+    from the end, then each is clamped so the slice fits."""
+    starts = []
+    for s, n, k in zip(start_indices, shape, sizes):
+        s = tnp.asarray(s).astype(np.int64)
+        starts.append(tnp.clip(tnp.where(s < 0, s + n, s), 0, n - k))
+    return starts
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """``operand[s0:s0+k0, s1:s1+k1, ...]`` with possibly traced starts
+    (``jax.lax.dynamic_slice``); a negative start counts from the end, and
+    starts are clamped so the slice fits.
+
+    Parameters
+    ----------
+    operand : array
+    start_indices : sequence of int or integer scalars
+        One per axis.
+    slice_sizes : sequence of int
+        Concrete sizes.
+
+    Returns
+    -------
+    array of shape ``slice_sizes``
+
+    Raises
+    ------
+    TypeError
+        If the numbers of starts or sizes do not match ``operand.ndim``.
+    """
+    shape = tuple(np.shape(operand))
+    sizes = tuple(int(k) for k in slice_sizes)
+    if len(start_indices) != len(shape) or len(sizes) != len(shape):
+        raise TypeError(
+            f"dynamic_slice: operand has {len(shape)} axes; got {len(start_indices)} start "
+            f"indices and {len(sizes)} slice sizes")
+    out = operand
+    for ax, (s, k) in enumerate(zip(_starts(start_indices, shape, sizes), sizes)):
+        out = tnp.take(out, s + np.arange(k), axis=ax)
+    return out
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """``operand`` with ``update`` written at ``start_indices`` (clamped so it
+    fits; ``jax.lax.dynamic_update_slice``).
+
+    Parameters
+    ----------
+    operand : array
+    update : array
+        Same rank, each axis at most ``operand``'s.
+    start_indices : sequence of int or integer scalars
+
+    Returns
+    -------
+    array
+        A new array (``operand`` is not modified); differentiable in both.
+
+    Raises
+    ------
+    TypeError
+        If the ranks or the number of starts do not match.
+    """
+    shape, ushape = tuple(np.shape(operand)), tuple(np.shape(update))
+    if len(ushape) != len(shape) or len(start_indices) != len(shape):
+        raise TypeError(
+            f"dynamic_update_slice: operand has {len(shape)} axes, update {len(ushape)}, "
+            f"and {len(start_indices)} start indices were given")
+    starts = _starts(start_indices, shape, ushape)
+    grids = tnp.ix_(*[s + np.arange(k) for s, k in zip(starts, ushape)]) if shape else ()
+    return tnp.at(operand)[grids].set(update) if shape else tnp.asarray(update)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice at ``index`` along ``axis`` (``jax.lax.dynamic_index_in_dim``).
+
+    Parameters
+    ----------
+    operand : array
+    index : int or integer scalar
+        Clamped to the axis.
+    axis : int
+    keepdims : bool
+        Keep ``axis`` with length 1.
+
+    Returns
+    -------
+    array
+    """
+    shape = tuple(np.shape(operand))
+    ax = axis % len(shape)
+    starts = [0] * len(shape)
+    starts[ax] = index
+    sizes = list(shape)
+    sizes[ax] = 1
+    out = dynamic_slice(operand, starts, sizes)
+    return out if keepdims else tnp.squeeze(out, axis=ax)
