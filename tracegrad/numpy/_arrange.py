@@ -716,16 +716,12 @@ class vectorize:
 
 
 
-def _numeric(out):
-    """An object array (or scalar) of ``numpy.frompyfunc`` as an array of its
-    elements' common dtype (NumPy's inference over the elements)."""
-    if not isinstance(out, np.ndarray):
-        return np.asarray(out)
-    if out.dtype != object:
-        return out
-    if out.size == 0:
-        return np.zeros(out.shape)
-    return np.array(list(out.flat)).reshape(out.shape)
+def _stack_elements(outs, shape):
+    """Scalars returned per element as one array of ``shape`` (NumPy's dtype
+    inference over them; float64 when there are none)."""
+    if not outs:
+        return np.zeros(shape)
+    return np.array(outs).reshape(shape)
 
 
 class frompyfunc:
@@ -749,10 +745,14 @@ class frompyfunc:
         Call it with ``nin`` arrays, which broadcast; the result has their
         broadcast shape (a tuple of ``nout`` arrays when ``nout > 1``).
 
-        * Plain inputs: ``func`` is called on each element as NumPy does (any
-          Python code works); the values are NumPy's, but the result is an
-          array of the elements' common dtype (float64 for Python floats)
-          where NumPy returns an object array (JAX returns ``func``'s dtype).
+        * Plain inputs: ``func`` is called on each element of the broadcast
+          inputs in C order, as NumPy does (any Python code works), and the
+          results are stacked into an array of their common dtype, where
+          NumPy returns an object array (JAX returns ``func``'s dtype).  The
+          elements are NumPy scalars (``numpy.float32`` for float32 input),
+          where NumPy passes Python scalars: float64 values are NumPy's,
+          float32 ones are computed in float32, so the dtype is the one
+          ``func`` gives on tracers too.
         * Any traced input: ``func`` is ``vmap``-ed over the broadcast,
           flattened inputs (as JAX does), so it must be written with
           tracegrad operations on 0-d values; the result is differentiable
@@ -785,7 +785,6 @@ class frompyfunc:
         self.nargs = nin + nout
         self.__name__ = getattr(func, "__name__", "frompyfunc") + " (vectorized)"
         self.__doc__ = getattr(func, "__doc__", None)
-        self._np = np.frompyfunc(func, nin, nout)
 
     def __repr__(self):
         return f"<tracegrad.numpy.frompyfunc {self.__name__}, nin={self.nin}, nout={self.nout}>"
@@ -795,8 +794,12 @@ class frompyfunc:
             raise ValueError(f"{self.__name__}: expected {self.nin} positional arguments, "
                              f"got {len(args)}")
         if not any(isinstance(a, Tracer) for a in args):
-            out = self._np(*args)
-            return tuple(_numeric(o) for o in out) if self.nout > 1 else _numeric(out)
+            arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
+            shape = arrays[0].shape
+            outs = [self._call_scalar(*[x[ix] for x in arrays]) for ix in np.ndindex(*shape)]
+            if self.nout > 1:
+                return tuple(_stack_elements([o[k] for o in outs], shape) for k in range(self.nout))
+            return _stack_elements(outs, shape)
         arrays = [_array(a) for a in args]
         shape = np.broadcast_shapes(*[tuple(x.shape) for x in arrays])
         size = int(np.prod(shape, dtype=np.int64))
@@ -842,7 +845,7 @@ class frompyfunc:
                 return a
             if self.identity is None:
                 raise ValueError(f"zero-size reduction with {self.__name__}, which has no identity")
-            return _numeric(np.full(tuple(moved.shape[1:]), self.identity, dtype=object))
+            return np.array(np.full(tuple(moved.shape[1:]), self.identity, dtype=object).tolist())
         acc = moved[0]
         parts = [acc]
         for i in range(1, n):
