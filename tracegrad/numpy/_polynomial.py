@@ -418,7 +418,9 @@ def roots(p):
     Differentiable in the coefficients where the roots are simple, through
     :func:`tracegrad.numpy.linalg.eigvals` (``dw = diag(V^-1 dA V)``); at a
     repeated root the derivative is infinite (a root moves like the square
-    root of a perturbation), so it comes out ``inf``/``nan``.  The companion
+    root of a perturbation), so it comes out huge or ``inf``/``nan``, or
+    ``eig``'s rule raises ``LinAlgError`` for the singular eigenvector
+    matrix of the (defective) companion matrix.  The companion
     matrix has ``-p[1:] / p[0]`` as first row and ones below the diagonal
     (NumPy's construction).
     """
