@@ -207,6 +207,7 @@ NOT_STAGED = {
     # the result's shape depends on the values (JAX: size= / not jittable)
     "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
     "intersect1d", "union1d", "setdiff1d", "setxor1d", "trim_zeros",
+    "roots",  # (new with issue 9: leading zeros set the number of roots)
     # read values while tracing (to be staged)
     "sort", "partition", "quantile", "percentile", "median", "nanquantile",
     "nanpercentile", "nanmedian", "cov", "geomspace", "checkpoint",

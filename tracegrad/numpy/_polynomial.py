@@ -410,8 +410,10 @@ def roots(p):
     ValueError
         If ``p`` is not 1-D (a scalar counts as 1-D, as NumPy).
     TypeError
-        If the leading zeros cannot be counted because ``p`` is batched
-        under ``vmap`` (the number of roots would depend on the values).
+        If the leading zeros cannot be counted because ``p`` has no concrete
+        value (batched under ``vmap``, or staged by ``make_jaxpr``): the
+        number of roots depends on the values (JAX too needs them, unless
+        ``strip_zeros=False``).
 
     Notes
     -----
@@ -435,11 +437,12 @@ def roots(p):
     if isinstance(p, Tracer):
         try:
             pv = np.asarray(concrete_value(p))
-        except Exception as e:  # a vmap-batched value has none
+        except Exception as e:  # a vmap-batched or staged value has none
             raise TypeError(
-                "tracegrad.numpy.roots needs the concrete coefficients to strip leading zeros "
-                "(the number of roots depends on them), but they are batched under vmap; call "
-                "roots outside vmap, or loop over the polynomials") from e
+                "tracegrad.numpy.roots needs the concrete value of its coefficients to strip "
+                "leading zeros (the number of roots depends on them), and a vmap-batched or "
+                "staged (make_jaxpr) value has none; call roots outside that transform, or loop "
+                "over the polynomials") from e
     else:
         pv = p
     nonzero = np.flatnonzero(pv)
