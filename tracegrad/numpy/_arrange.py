@@ -14,6 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from ..core import Tracer, concrete_value, is_concrete
 from ..primitives import ops
+from ..transforms import vmap as _vmap
 from ._array_type import array_result
 from ._core import _array, arg, linspace
 from ._dispatch import implements
@@ -22,12 +23,13 @@ from ._flip_pad import flip
 from ._indexing import at
 from ._join import array_split, concatenate, stack
 from ._selection import take
+from ._elementwise import where
 from ._shape import broadcast_to, expand_dims, moveaxis, ravel, reshape, transpose
 
 __all__ = [  # more below
     "copy", "block", "unstack", "rot90", "rollaxis", "hsplit", "vsplit", "dsplit", "insert",
     "delete", "resize", "trim_zeros", "logspace", "geomspace", "tri", "apply_along_axis",
-    "apply_over_axes", "vectorize",
+    "apply_over_axes", "vectorize", "frompyfunc",
 ]
 
 
@@ -716,6 +718,157 @@ class vectorize:
 
 
 
+def _stack_elements(outs, shape):
+    """Scalars returned per element as one array of ``shape`` (NumPy's dtype
+    inference over them; float64 when there are none)."""
+    if not outs:
+        return np.zeros(shape)
+    return np.array(outs).reshape(shape)
+
+
+class frompyfunc:
+    """A ufunc-like object applying the scalar function ``func`` elementwise
+    (``numpy.frompyfunc``; JAX's ``jax.numpy.frompyfunc``).
+
+    Parameters
+    ----------
+    func : callable
+        Takes ``nin`` scalars and returns one scalar, or a tuple of ``nout``.
+    nin, nout : int
+        Numbers of inputs and outputs (at least 1 each).
+    identity : scalar, optional
+        The result of :meth:`reduce` over an empty axis (NumPy's use of it;
+        JAX's ``reduce`` also starts every fold from it, so its values
+        differ from NumPy's for a non-neutral ``identity``).
+
+    Returns
+    -------
+    frompyfunc
+        Call it with ``nin`` arrays, which broadcast; the result has their
+        broadcast shape (a tuple of ``nout`` arrays when ``nout > 1``).
+
+        * Plain inputs: ``func`` is called on each element of the broadcast
+          inputs in C order, as NumPy does (any Python code works), and the
+          results are stacked into an array of their common dtype, where
+          NumPy returns an object array (JAX returns ``func``'s dtype).  The
+          elements are NumPy scalars (``numpy.float32`` for float32 input),
+          where NumPy passes Python scalars: float64 values are NumPy's,
+          float32 ones are computed in float32, so the dtype is the one
+          ``func`` gives on tracers too.
+        * Any traced input: ``func`` is ``vmap``-ed over the broadcast,
+          flattened inputs (as JAX does), so it must be written with
+          tracegrad operations on 0-d values; the result is differentiable
+          through ``func`` and has ``func``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        For ``nin``/``nout`` below 1, a wrong number of arguments, or
+        :meth:`reduce` over an empty axis without ``identity``.
+    TypeError
+        If ``func`` is not callable.
+
+    Notes
+    -----
+    Methods: ``outer`` (``nin == 2``), and ``reduce``/``accumulate``
+    (``nin == 2``, ``nout == 1``) along one axis, the left fold
+    ``func(func(x0, x1), x2)...`` computed as NumPy's object ufuncs do
+    (``n - 1`` calls over slices along the axis); ``at`` and ``reduceat``
+    are not provided (use ``x.at[...]`` and ``reduce`` on slices).
+    """
+
+    def __init__(self, func, /, nin, nout, *, identity=None):
+        if not callable(func):
+            raise TypeError(f"frompyfunc: func must be callable, got {type(func).__name__}")
+        nin, nout = int(nin), int(nout)
+        if nin < 1 or nout < 1:
+            raise ValueError(f"frompyfunc: nin and nout must be at least 1 (got {nin}, {nout})")
+        self.func, self.nin, self.nout, self.identity = func, nin, nout, identity
+        self.nargs = nin + nout
+        self.__name__ = getattr(func, "__name__", "frompyfunc") + " (vectorized)"
+        self.__doc__ = getattr(func, "__doc__", None)
+
+    def __repr__(self):
+        return f"<tracegrad.numpy.frompyfunc {self.__name__}, nin={self.nin}, nout={self.nout}>"
+
+    def __call__(self, *args):
+        if len(args) != self.nin:
+            raise ValueError(f"{self.__name__}: expected {self.nin} positional arguments, "
+                             f"got {len(args)}")
+        if not any(isinstance(a, Tracer) for a in args):
+            arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
+            shape = arrays[0].shape
+            outs = [self._call_scalar(*[x[ix] for x in arrays]) for ix in np.ndindex(*shape)]
+            if self.nout > 1:
+                return tuple(_stack_elements([o[k] for o in outs], shape) for k in range(self.nout))
+            return _stack_elements(outs, shape)
+        arrays = [_array(a) for a in args]
+        shape = np.broadcast_shapes(*[tuple(x.shape) for x in arrays])
+        size = int(np.prod(shape, dtype=np.int64))
+        if size == 0:
+            zeros = np.zeros(shape)
+            return (zeros,) * self.nout if self.nout > 1 else zeros
+        flat = [ravel(broadcast_to(x, shape)) if tuple(x.shape) != shape else ravel(x)
+                for x in arrays]
+        out = _vmap(self._call_scalar)(*flat)
+        if self.nout > 1:
+            return tuple(reshape(o, shape) for o in out)
+        return reshape(out, shape)
+
+    def _call_scalar(self, *xs):
+        out = self.func(*xs)
+        if self.nout > 1:
+            if not isinstance(out, (tuple, list)) or len(out) != self.nout:
+                raise ValueError(f"{self.__name__}: func must return a tuple of {self.nout} values")
+            return tuple(_array(o) for o in out)
+        return _array(out)
+
+    def _binary(self, what):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"{what} is only defined for nin=2, nout=1 (this one has nin={self.nin}, "
+                             f"nout={self.nout})")
+
+    def outer(self, a, b):
+        """``func(a[i...], b[j...])`` over every pair: shape ``a.shape + b.shape``."""
+        if self.nin != 2:
+            raise ValueError(f"outer is only defined for nin=2 (this one has nin={self.nin})")
+        a, b = _array(a), _array(b)
+        return self(reshape(a, tuple(a.shape) + (1,) * b.ndim), b)
+
+    def _fold(self, a, axis, keep_all):
+        a = _array(a)
+        if a.ndim == 0:
+            raise ValueError("reduce/accumulate need an array of at least one dimension")
+        axis = normalize_axis_index(axis, a.ndim)
+        moved = moveaxis(a, axis, 0)
+        n = moved.shape[0]
+        if n == 0:
+            if keep_all:
+                return a
+            if self.identity is None:
+                raise ValueError(f"zero-size reduction with {self.__name__}, which has no identity")
+            return np.array(np.full(tuple(moved.shape[1:]), self.identity, dtype=object).tolist())
+        acc = moved[0]
+        parts = [acc]
+        for i in range(1, n):
+            acc = self(acc, moved[i])
+            parts.append(acc)
+        if keep_all:
+            return moveaxis(stack([_array(p) for p in parts]), 0, axis)
+        return acc
+
+    def reduce(self, a, axis=0):
+        """The left fold of ``func`` along ``axis`` (``identity`` for an empty axis)."""
+        self._binary("reduce")
+        return self._fold(a, axis, keep_all=False)
+
+    def accumulate(self, a, axis=0):
+        """The running left folds of ``func`` along ``axis``: ``a``'s shape."""
+        self._binary("accumulate")
+        return self._fold(a, axis, keep_all=True)
+
+
+
 # --------------------------------------------------------------------------
 # functional forms of NumPy's in-place writers, and more creation
 
@@ -916,6 +1069,64 @@ def place(arr, mask, vals, *, inplace=True):
     return reshape(at(ravel(a))[pos].set(vals), tuple(a.shape))
 
 
+@array_result
+def putmask(a, mask, values, *, inplace=True):
+    """``a`` with ``a.flat[n] = values.flat[n % len(values)]`` where ``mask.flat[n]``, as a new array.
+
+    The functional form of NumPy's in-place ``numpy.putmask``, with the same
+    convention as :func:`place` and :func:`put` (JAX's keyword): NumPy's
+    function writes into ``a`` and returns None, which transforms cannot
+    follow (tracers are immutable), so ``inplace=False`` is required and the
+    result is returned.  ``numpy.putmask(tracer, ...)`` is therefore not
+    dispatched here (it raises tracegrad's TypeError naming this function).
+
+    Parameters
+    ----------
+    a : array_like or tracer
+    mask : bool array_like or tracer
+        Same size as ``a`` (read in flat order, as NumPy); may be traced,
+        also batched under ``vmap`` (a value's position never depends on the
+        mask, unlike :func:`place`).
+    values : array_like or tracer
+        Read in flat order and repeated cyclically over the flat positions of
+        ``a`` (NumPy's rule: position ``n`` takes ``values[n % len(values)]``,
+        not the ``n``-th selected value); cast to ``a``'s dtype as NumPy does
+        (unsafely: 1.5 into an int array is 1).  Empty ``values`` leave
+        ``a`` unchanged, as NumPy.
+    inplace : bool
+        Must be False.
+
+    Returns
+    -------
+    array or tracer
+        ``a``'s shape and dtype; differentiable in ``a`` and ``values`` (a
+        ``where``), not in ``mask``.
+
+    Raises
+    ------
+    ValueError
+        If ``inplace`` is true, or ``mask`` and ``a`` differ in size.
+    """
+    _no_inplace("putmask", inplace)
+    a = _array(a)
+    m = _array(mask)
+    size = int(np.prod(a.shape, dtype=np.int64))
+    if int(np.prod(m.shape, dtype=np.int64)) != size:
+        raise ValueError(f"putmask: mask and data must be the same size (mask has shape "
+                         f"{tuple(m.shape)}, data {tuple(a.shape)})")
+    m = reshape(m, tuple(a.shape))
+    if m.dtype != np.bool_:
+        m = ops.ne(m, np.zeros((), m.dtype)) if isinstance(m, Tracer) else m.astype(bool)
+    vals = ravel(_array(values))
+    nv = vals.shape[0]
+    if nv == 0 or size == 0:
+        return a
+    vals = _cast(vals, a.dtype)
+    if nv != size:
+        vals = take(vals, np.arange(size) % nv)
+    return where(m, reshape(vals, tuple(a.shape)), a)
+
+
 @implements(np.fromfunction)
 def fromfunction(function, shape, *, dtype=float, **kwargs):
     """``function(*indices(shape))`` (``numpy.fromfunction``).
@@ -937,7 +1148,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     return function(*np.indices(tuple(shape), dtype=dtype), **kwargs)
 
 
-__all__ += ["diagflat", "fill_diagonal", "put", "put_along_axis", "place", "fromfunction"]
+__all__ += ["diagflat", "fill_diagonal", "put", "put_along_axis", "place", "putmask", "fromfunction"]
 
 # NumPy's constructors from Python data, bytes and strings (their inputs are
 # never traced): the same functions, returning Arrays

@@ -371,3 +371,101 @@ def poly(seq_of_zeros):
 
 
 __all__ += ["polyadd", "polysub", "polymul", "polydiv", "poly"]
+
+
+def _complex_of(dt):
+    return np.dtype(np.complex64) if dt in (np.float32, np.complex64) else np.dtype(np.complex128)
+
+
+@implements(np.roots)
+def roots(p):
+    """The roots of the polynomial with coefficients ``p`` (``numpy.roots``).
+
+    The eigenvalues of the companion matrix, as NumPy computes them: leading
+    zero coefficients are stripped, and a constant polynomial (or all zeros)
+    has no roots.
+
+    Parameters
+    ----------
+    p : 1-D array_like or tracer
+        Real or complex coefficients, highest power first (integers are
+        treated as float64, as NumPy).
+
+    Returns
+    -------
+    1-D array or tracer, complex
+        ``len(p) - (number of leading zeros) - 1`` roots in LAPACK's order.
+        Always complex (complex64 for float32/complex64 coefficients, else
+        complex128), as ``jax.numpy.roots``; NumPy returns a real array when
+        every root is real (the values agree).  On plain arrays the values
+        are NumPy's to the last bit, with NumPy's order: trailing zero
+        coefficients are stripped and their zero roots appended last.  On
+        tracers the trailing zeros stay in the companion matrix (so the
+        derivative in those coefficients is kept: perturbing a trailing zero
+        moves every root), which gives the same roots up to rounding, the
+        zero roots possibly in another position (as JAX's).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not 1-D (a scalar counts as 1-D, as NumPy).
+    TypeError
+        If the leading zeros cannot be counted because ``p`` has no concrete
+        value (batched under ``vmap``, or staged by ``make_jaxpr``): the
+        number of roots depends on the values (JAX too needs them, unless
+        ``strip_zeros=False``).
+
+    Notes
+    -----
+    Differentiable in the coefficients where the roots are simple, through
+    :func:`tracegrad.numpy.linalg.eigvals` (``dw = diag(V^-1 dA V)``); at a
+    repeated root the derivative is infinite (a root moves like the square
+    root of a perturbation), so it comes out huge or ``inf``/``nan``, or
+    ``eig``'s rule raises ``LinAlgError`` for the singular eigenvector
+    matrix of the (defective) companion matrix.  The companion
+    matrix has ``-p[1:] / p[0]`` as first row and ones below the diagonal
+    (NumPy's construction).
+    """
+    p = _array(p)
+    if p.ndim == 0:
+        p = reshape(p, (1,))
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if not np.issubdtype(p.dtype, np.inexact):
+        p = _cast(p, np.dtype(np.float64))
+    cdt = _complex_of(p.dtype)
+    if isinstance(p, Tracer):
+        try:
+            pv = np.asarray(concrete_value(p))
+        except Exception as e:  # a vmap-batched or staged value has none
+            raise TypeError(
+                "tracegrad.numpy.roots needs the concrete value of its coefficients to strip "
+                "leading zeros (the number of roots depends on them), and a vmap-batched or "
+                "staged (make_jaxpr) value has none; call roots outside that transform, or loop "
+                "over the polynomials") from e
+    else:
+        pv = p
+    nonzero = np.flatnonzero(pv)
+    if nonzero.size == 0:
+        return np.zeros(0, cdt)
+    first, last = int(nonzero[0]), int(nonzero[-1])
+    if not isinstance(p, Tracer):
+        q = p[first:last + 1]
+        n = q.shape[0]
+        if n > 1:
+            comp = np.diag(np.ones(n - 2, q.dtype), -1)
+            comp[0, :] = -q[1:] / q[0]
+            found = np.linalg.eigvals(comp).astype(cdt)
+        else:
+            found = np.zeros(0, cdt)
+        return np.concatenate([found, np.zeros(p.shape[0] - last - 1, cdt)])
+    q = p[first:]
+    n = q.shape[0]
+    if n == 1:
+        return np.zeros(0, cdt)
+    top = reshape(ops.neg(ops.div(q[1:], q[0])), (1, n - 1))
+    comp = concatenate([top, np.eye(n - 2, n - 1, dtype=q.dtype)], axis=0)
+    return _cast(_linalg.eigvals(comp), cdt)
+
+
+__all__ += ["roots"]
