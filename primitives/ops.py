@@ -136,13 +136,18 @@ from .linalg import (
 )
 from .fft import fft
 from .elementwise_fused import (
+    cbrt_grad,
     fmod,
     fmod_grad,
     ldexp,
     logaddexp2,
+    hypot_grad,
     logaddexp_grad,
+    pow_grad_x,
+    pow_grad_y,
     sinc,
     sinc_grad,
+    unary_grad,
 )
 from .nn import (
     erf,
@@ -177,6 +182,7 @@ __all__ = [
     "argsort",
     "broadcast_to",
     "cbrt",
+    "cbrt_grad",
     "ceil",
     "cholesky",
     "clip",
@@ -214,6 +220,7 @@ __all__ = [
     "gelu_grad",
     "gt",
     "hypot",
+    "hypot_grad",
     "imag",
     "integer_pow",
     "inv",
@@ -252,6 +259,8 @@ __all__ = [
     "ones_like",
     "pad",
     "pow",
+    "pow_grad_x",
+    "pow_grad_y",
     "qr",
     "real",
     "reciprocal",
@@ -294,6 +303,7 @@ __all__ = [
     "tanh",
     "tanh_grad",
     "transpose",
+    "unary_grad",
     "unbroadcast",
     "zeros_like",
 ]
