@@ -36,6 +36,7 @@ _D0, _D2, _D4 = -math.pi ** 2 / 3.0, math.pi ** 2 / 30.0, -math.pi ** 2 / 840.0
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp's splitting constant)
 _EXACT_INT = 9007199254740992.0  # 2**53: every float above is an integer
 _THIRD = 1.0 / 3.0
+_LN2 = math.log(2.0)
 _TINY = 2.2250738585072014e-308  # the smallest normal float64
 _EXACT_EXP = 4503599627370496.0  # 2**52: below it, y - 1 is y's exponent less one
 
@@ -159,7 +160,8 @@ def logaddexp_grad_kernel(g, x, y, scale, out):
 
 @numba.njit(**_EXACT)
 def unary_grad_kernel(g, x, code, out):
-    # code: 0 arcsin, 1 arccos, 2 arctan, 3 arcsinh, 4 arccosh, 5 arctanh, 6 log1p
+    # code: 0 arcsin, 1 arccos, 2 arctan, 3 arcsinh, 4 arccosh, 5 arctanh, 6 log1p,
+    # 7 expm1 and 8 exp2 (x their value)
     # (elementwise_fused.UNARY_GRAD_CODES); one loop per code, so each vectorizes
     n = out.size
     if code == 0:
@@ -186,9 +188,15 @@ def unary_grad_kernel(g, x, code, out):
         for i in range(n):
             xi = np.float64(x[i])
             out[i] = np.float64(g[i]) * (1.0 / (1.0 - xi * xi))
-    else:
+    elif code == 6:
         for i in range(n):
             out[i] = np.float64(g[i]) * (1.0 / (np.float64(x[i]) + 1.0))
+    elif code == 7:  # expm1, x = expm1's value
+        for i in range(n):
+            out[i] = np.float64(g[i]) * (np.float64(x[i]) + 1.0)
+    else:  # exp2, x = exp2's value
+        for i in range(n):
+            out[i] = np.float64(g[i]) * (np.float64(x[i]) * _LN2)
 
 
 @numba.njit(**_EXACT)
@@ -246,3 +254,19 @@ def pow_grad_y_kernel(g, a, x, lx, out):
     for i in range(out.size):
         li = 0.0 if np.float64(x[i]) == 0.0 else np.float64(lx[i])
         out[i] = np.float64(g[i]) * (np.float64(a[i]) * li)
+
+
+@numba.njit(**_EXACT)
+def arctan2_grad_kernel(g, y, x, wrt_x, out):
+    # g * (x / (x*x + y*y)) (the partial in y) or g * (-y / (x*x + y*y)) (in x)
+    n = out.size
+    if wrt_x:
+        for i in range(n):
+            xi = np.float64(x[i])
+            yi = np.float64(y[i])
+            out[i] = np.float64(g[i]) * (-yi / (xi * xi + yi * yi))
+    else:
+        for i in range(n):
+            xi = np.float64(x[i])
+            yi = np.float64(y[i])
+            out[i] = np.float64(g[i]) * (xi / (xi * xi + yi * yi))

@@ -102,13 +102,16 @@ def _def_derivative(prim, deriv):
     defvjp(prim, lambda ct, ans, x: mul(ct, deriv(ans, x)))
 
 
-def _def_fused_derivative(prim, fn, deriv):
+def _def_fused_derivative(prim, fn, deriv, on_value=False):
     """As :func:`_def_derivative`, the product ``g * deriv(ans, x)`` fused into
-    one pass (``ops.unary_grad(g, x, fn)``, the same formula) for real ``x``;
-    complex ``x`` keeps the composite ``mul(g, deriv(ans, x))``."""
+    one pass (``ops.unary_grad(g, x, fn)``, or of ``ans`` with ``on_value``:
+    the same formula) for real ``x``; complex ``x`` keeps the composite
+    ``mul(g, deriv(ans, x))``."""
 
     def rule(g, ans, x):
-        return mul(g, deriv(ans, x)) if _is_complex(x) else ops.unary_grad(g, x, fn)
+        if _is_complex(x):
+            return mul(g, deriv(ans, x))
+        return ops.unary_grad(g, ans if on_value else x, fn)
 
     defjvp(prim, rule)
     defvjp(prim, rule)
@@ -283,7 +286,7 @@ def exp(x):
 
 exp2_p = _primitive("exp2", np.exp2)
 exp2_p.reads = ((), True)
-_def_derivative(exp2_p, lambda ans, x: mul(ans, _LN2))
+_def_fused_derivative(exp2_p, "exp2", lambda ans, x: mul(ans, _LN2), on_value=True)
 
 
 def exp2(x):
@@ -293,7 +296,7 @@ def exp2(x):
 
 expm1_p = _primitive("expm1", np.expm1)
 expm1_p.reads = ((), True)
-_def_derivative(expm1_p, lambda ans, x: add(ans, 1.0))
+_def_fused_derivative(expm1_p, "expm1", lambda ans, x: add(ans, 1.0), on_value=True)
 
 
 def expm1(x):
@@ -852,16 +855,21 @@ def minimum(x, y):
 arctan2_p = _primitive("arctan2", np.arctan2)
 # d/dy atan2(y, x) = x / (x**2 + y**2); d/dx = -y / (x**2 + y**2)
 _atan2_denom = lambda y, x: add(mul(x, x), mul(y, y))  # noqa: E731
-defjvp(
-    arctan2_p,
-    lambda g, ans, y, x: mul(g, div(x, _atan2_denom(y, x))),
-    lambda g, ans, y, x: mul(g, div(neg(y), _atan2_denom(y, x))),
-)
-defvjp_broadcasting(
-    arctan2_p,
-    lambda ct, ans, y, x: mul(ct, div(x, _atan2_denom(y, x))),
-    lambda ct, ans, y, x: mul(ct, div(neg(y), _atan2_denom(y, x))),
-)
+# (real operands: ops.arctan2_grad, the same formulas in one pass each)
+
+
+def _atan2_rule(wrt_x):
+    def rule(g, ans, y, x):
+        if _is_complex(y) or _is_complex(x) or _is_python_scalar(y) or _is_python_scalar(x):
+            num = neg(y) if wrt_x else x
+            return mul(g, div(num, _atan2_denom(y, x)))
+        return ops.arctan2_grad(g, y, x, wrt_x)
+
+    return rule
+
+
+defjvp(arctan2_p, _atan2_rule(False), _atan2_rule(True))
+defvjp_broadcasting(arctan2_p, _atan2_rule(False), _atan2_rule(True))
 
 
 def arctan2(y, x):

@@ -31,8 +31,9 @@ from .kernels import FLOAT_DTYPES, ensure_numba
 from .structural import defvjp_broadcasting
 
 __all__ = ["sinc", "sinc_grad", "fmod", "fmod_grad", "logaddexp2", "logaddexp_grad", "ldexp",
-           "unary_grad", "hypot_grad", "cbrt_grad", "pow_grad_x", "pow_grad_y"]
+           "unary_grad", "hypot_grad", "cbrt_grad", "pow_grad_x", "pow_grad_y", "arctan2_grad"]
 
+_LN2 = math.log(2.0)
 _k = None  # the module primitives._elementwise_fused_kernels, once imported
 
 
@@ -227,8 +228,6 @@ def fmod_grad(g, x1, x2):
 # ==========================================================================
 # logaddexp2(x1, x2) = log2(2**x1 + 2**x2)
 
-_LN2 = math.log(2.0)
-
 logaddexp2_p = Primitive("logaddexp2")
 logaddexp2_p.def_impl(np.logaddexp2)
 logaddexp2_p.def_abstract_eval(_elementwise_aval(np.logaddexp2))
@@ -348,11 +347,15 @@ def _plain(x):
 
 #: the functions of ``unary_grad`` and their kernel codes
 UNARY_GRAD_CODES = {"arcsin": 0, "arccos": 1, "arctan": 2, "arcsinh": 3, "arccosh": 4,
-                    "arctanh": 5, "log1p": 6}
+                    "arctanh": 5, "log1p": 6, "expm1": 7, "exp2": 8}
 
 
 def _unary_grad_numpy(g, x, fn):
-    # the composites' formulas: g * D(x)
+    # the composites' formulas: g * D(x) (for expm1 and exp2, x is their value)
+    if fn == "expm1":
+        return g * (x + 1.0)
+    if fn == "exp2":
+        return g * (x * _LN2)
     if fn == "log1p":
         return g * (1.0 / (x + 1.0))
     q = x * x
@@ -371,6 +374,10 @@ def _unary_grad_numpy(g, x, fn):
 def _unary_grad_tangent(fn, g, x, t):
     """``g * D'(x) * t`` with primitives, ``D`` the derivative formula of ``fn``,
     differentiated step by step as the composite ``g * D(x)`` was."""
+    if fn == "expm1":
+        return ops.mul(g, t)
+    if fn == "exp2":
+        return ops.mul(g, ops.mul(t, _LN2))
     if fn == "log1p":
         u, du = ops.add(x, 1.0), t
     else:
@@ -425,7 +432,8 @@ def unary_grad(g, x, fn):
     """``g * f'(x)``, fused, for ``fn`` one of ``arcsin`` (``1/sqrt(1 - x**2)``),
     ``arccos`` (its negative), ``arctan`` (``1/(1 + x**2)``), ``arcsinh``
     (``1/sqrt(x**2 + 1)``), ``arccosh`` (``1/sqrt(x**2 - 1)``, real ``x``),
-    ``arctanh`` (``1/(1 - x**2)``) or ``log1p`` (``1/(x + 1)``).
+    ``arctanh`` (``1/(1 - x**2)``), ``log1p`` (``1/(x + 1)``), or of the value
+    ``x = f(t)``: ``expm1`` (``x + 1``), ``exp2`` (``x log 2``).
 
     Same values as the formula's NumPy passes, also at the ends of the domain
     (``+-inf`` at ``x = +-1``) and outside it (NaN).
@@ -663,3 +671,63 @@ def pow_grad_y(g, a, x):
     """``g * a * log(x)`` with ``a = power(x, y)``, ``log(x)`` taken as 0 where
     ``x == 0``: ``g`` times the partial of ``power`` in ``y``, fused."""
     return pow_grad_y_p.bind(g, a, x)
+
+
+# --------------------------------------------------------------------------
+# arctan2(y, x): partials x / (x**2 + y**2) in y and -y / (x**2 + y**2) in x
+
+def _arctan2_grad_numpy(g, y, x, wrt_x):
+    d = x * x + y * y
+    return g * ((-y if wrt_x else x) / d)
+
+
+arctan2_grad_p = Primitive("arctan2_grad")
+defbatch_elementwise(arctan2_grad_p)
+
+
+@arctan2_grad_p.def_impl
+def _arctan2_grad_impl(g, y, x, *, wrt_x):
+    """``g * x / (x**2 + y**2)`` (``wrt_x`` False) or ``g * -y / (x**2 + y**2)``
+    in one Numba pass (NaN at the origin, as the formula)."""
+    with np.errstate(all="ignore"):
+        return _run("arctan2_grad_kernel", _arctan2_grad_numpy, g, y, x, wrt_x=bool(wrt_x))
+
+
+arctan2_grad_p.def_abstract_eval(_elementwise_aval(_arctan2_grad_numpy))
+
+
+def _arctan2_grad_tangent(g, y, x, wrt_x, ty, tx):
+    """Tangent of ``g * (num / d)``, ``num = -y`` or ``x``, ``d = x*x + y*y``,
+    step by step as the composite (``ty`` or ``tx`` may be None)."""
+    num = ops.neg(y) if wrt_x else x
+    d = ops.add(ops.mul(x, x), ops.mul(y, y))
+    q = ops.div(num, d)
+    parts = []
+    tnum = (None if ty is None else ops.neg(ty)) if wrt_x else tx
+    if tnum is not None:
+        parts.append(ops.div(tnum, d))
+    dd = [ops.add(ops.mul(t, v), ops.mul(v, t)) for t, v in ((tx, x), (ty, y)) if t is not None]
+    td = dd[0] if len(dd) == 1 else ops.add(dd[0], dd[1])
+    parts.append(ops.neg(ops.mul(td, ops.div(q, d))))
+    tq = parts[0] if len(parts) == 1 else ops.add(parts[0], parts[1])
+    return ops.mul(g, tq)
+
+
+defjvp(
+    arctan2_grad_p,
+    lambda tg, ans, g, y, x, *, wrt_x: arctan2_grad(tg, y, x, wrt_x),
+    lambda ty, ans, g, y, x, *, wrt_x: _arctan2_grad_tangent(g, y, x, wrt_x, ty, None),
+    lambda tx, ans, g, y, x, *, wrt_x: _arctan2_grad_tangent(g, y, x, wrt_x, None, tx),
+)
+defvjp_broadcasting(
+    arctan2_grad_p,
+    lambda ct, ans, g, y, x, *, wrt_x: arctan2_grad(ct, y, x, wrt_x),
+    lambda ct, ans, g, y, x, *, wrt_x: _arctan2_grad_tangent(g, y, x, wrt_x, ct, None),
+    lambda ct, ans, g, y, x, *, wrt_x: _arctan2_grad_tangent(g, y, x, wrt_x, None, ct),
+)
+
+
+def arctan2_grad(g, y, x, wrt_x=False):
+    """``g`` times the partial of ``arctan2(y, x)`` in ``y`` (``x / (x**2 +
+    y**2)``) or, with ``wrt_x``, in ``x`` (``-y / (x**2 + y**2)``), fused."""
+    return arctan2_grad_p.bind(g, y, x, wrt_x=bool(wrt_x))

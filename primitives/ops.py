@@ -136,6 +136,7 @@ from .linalg import (
 )
 from .fft import fft
 from .elementwise_fused import (
+    arctan2_grad,
     cbrt_grad,
     fmod,
     fmod_grad,
@@ -176,6 +177,7 @@ __all__ = [
     "arcsinh",
     "arctan",
     "arctan2",
+    "arctan2_grad",
     "arctanh",
     "argmax",
     "argmin",

@@ -289,7 +289,9 @@ def test_unary_grad_kernel_is_the_composite_formula(fn, dtype):
                "arcsinh": 1 / np.sqrt(x.astype(float) ** 2 + 1),
                "arccosh": 1 / np.sqrt(x.astype(float) ** 2 - 1),
                "arctanh": 1 / (1 - x.astype(float) ** 2),
-               "log1p": 1 / (x.astype(float) + 1)}[fn] * g
+               "log1p": 1 / (x.astype(float) + 1),
+               "expm1": x.astype(float) + 1,  # (x is expm1's value)
+               "exp2": x.astype(float) * np.log(2.0)}[fn] * g
     np.testing.assert_allclose(got, ref.astype(dtype), rtol=1e-6 if dtype == np.float32 else 1e-15,
                                equal_nan=True)
 
@@ -433,3 +435,45 @@ def test_power_derivatives_at_kernel_size_equal_the_small_path():
         hxy_small = np.concatenate([tg.grad(lambda v: tnp.sum(tg.grad(f)(x[i:i + 1], v)))(y[i:i + 1])
                                     for i in range(N)])
     np.testing.assert_allclose(hxy, hxy_small, rtol=1e-13, equal_nan=True)
+
+
+ATAN2_Y = [0.0, -0.0, 0.0, 1.0, -1.0, 1e-200, 1e200, np.inf, 1.0, np.nan, 3.0]
+ATAN2_X = [0.0, 0.0, -0.0, 1.0, 2.0, 1e-200, 1e200, 1.0, np.inf, 1.0, -4.0]
+
+
+@pytest.mark.parametrize("wrt_x", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arctan2_grad_kernel_is_the_composite_formula(wrt_x, dtype):
+    y, x = padded(ATAN2_Y, dtype), padded(ATAN2_X, dtype)
+    g = padded([1.0] * len(ATAN2_Y), dtype, 1.0)
+    got, want = kernel_and_numpy("arctan2_grad_kernel", ef._arctan2_grad_numpy, g, y, x,
+                                 wrt_x=wrt_x)
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        same_values(got, want)
+        assert np.isnan(got[:3]).all()  # the origin: 0 / 0
+        assert got[10] == (-3.0 / 25.0 if wrt_x else -4.0 / 25.0)
+    else:
+        with np.errstate(all="ignore"):
+            wide = ef._arctan2_grad_numpy(g.astype(np.float64), y.astype(np.float64),
+                                          x.astype(np.float64), wrt_x)
+        same_values(got, wide.astype(dtype))
+
+
+def test_arctan2_expm1_exp2_derivatives_at_kernel_size_equal_the_small_path():
+    y, x = padded(ATAN2_Y[3:]), padded(ATAN2_X[3:])
+    f = lambda u, v: tnp.sum(tnp.arctan2(u, v))  # noqa: E731
+    with np.errstate(all="ignore"):
+        gy, gx = tg.grad(f, argnums=(0, 1))(y, x)
+        small = [tg.grad(f, argnums=(0, 1))(y[i:i + 1], x[i:i + 1]) for i in range(N)]
+        same_values(gy, np.concatenate([s[0] for s in small]))
+        same_values(gx, np.concatenate([s[1] for s in small]))
+        h = tg.grad(lambda v: tnp.sum(tg.grad(f, argnums=1)(y, v)))(x)
+        h_small = np.concatenate([tg.grad(lambda v: tnp.sum(tg.grad(f, argnums=1)(y[i:i + 1], v)))(
+            x[i:i + 1]) for i in range(N)])
+        np.testing.assert_allclose(h, h_small, rtol=1e-14, equal_nan=True)
+        z = padded([0.0, -0.0, 1.0, -700.0, 700.0, np.inf, -np.inf, np.nan])
+        for fn in (tnp.expm1, tnp.exp2):
+            d = tg.grad(lambda v: tnp.sum(fn(v)))(z)
+            same_values(d, np.concatenate([tg.grad(lambda v: tnp.sum(fn(v)))(z[i:i + 1])
+                                           for i in range(N)]))

@@ -256,6 +256,13 @@ case(
     V([real(2, 3), gt1(2, 3)], {"fn": "arccosh"}),
     V([real(3, 50), unit(3, 50)], {"fn": "arctanh"}),
     V([real(3), pos(2, 3)], {"fn": "log1p"}),
+    V([real(3, 50), real(3, 50)], {"fn": "expm1"}),
+    V([real(2, 3), pos(3)], {"fn": "exp2"}),
+)
+case(
+    "arctan2_grad",
+    V([real(2, 3), real(3), nonzero(2, 3)], {"wrt_x": False}),
+    V([real(3, 50), real(3, 50), nonzero(3, 50)], {"wrt_x": True}),
 )
 case(
     "hypot_grad",
