@@ -162,6 +162,12 @@ def call_unary_grad(kernel, g, x):
     return out
 
 
+def call_arctan2_grad(kernel, g, y, x):
+    out = np.empty_like(g)
+    kernel(g, y, x, False, out)
+    return out
+
+
 def pow_inputs(n):
     x = np.abs(normal(n)) + 0.1
     y = normal(n)
@@ -232,6 +238,7 @@ KERNELS = {
     "_elementwise_fused_kernels.cbrt_grad_kernel": Entry("cbrt_grad", "g / (3 y**2), y = cbrt(x)", lambda n: [normal(n), np.cbrt(normal(n))], lambda g, y: g / (3.0 * y * y)),
     "_elementwise_fused_kernels.pow_grad_x_kernel": Entry("pow_grad_x", "g * y * x**(y-1), as a / x (a = x**y)", pow_inputs, lambda g, x, y, a: g * y * np.power(x, y - 1)),
     "_elementwise_fused_kernels.pow_grad_y_kernel": Entry("pow_grad_y", "g * a * log(x) (NumPy's log, then the kernel)", lambda n: [normal(n), normal(n), np.abs(normal(n)) + 0.1], lambda g, a, x: g * a * np.log(x), call=call_pow_grad_y),
+    "_elementwise_fused_kernels.arctan2_grad_kernel": Entry("arctan2_grad", "g * x / (x**2 + y**2) (arctan2's partial in y)", lambda n: [normal(n), normal(n), normal(n)], lambda g, y, x: g * x / (x * x + y * y), lambda n: {"wrt_x": False}, call_arctan2_grad),
     "indexing._scatter_add_kernel": Entry("scatter_add", "bincount: out[idx[j]] += u[j], n/4 bins", scatter_inputs, lambda u, idx: np.bincount(idx, u, scatter_size(u.size)), lambda n: {"axis": 0, "size": scatter_size(n)}, call_scatter_add),
 }
 
