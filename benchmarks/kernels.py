@@ -156,6 +156,31 @@ def call_logaddexp_grad(kernel, g, x, y):
     return out
 
 
+def call_unary_grad(kernel, g, x):
+    out = np.empty_like(g)
+    kernel(g, x, 0, out)  # 0: arcsin
+    return out
+
+
+def call_arctan2_grad(kernel, g, y, x):
+    out = np.empty_like(g)
+    kernel(g, y, x, False, out)
+    return out
+
+
+def pow_inputs(n):
+    x = np.abs(normal(n)) + 0.1
+    y = normal(n)
+    return [normal(n), x, y, np.power(x, y)]
+
+
+def call_pow_grad_y(kernel, g, a, x):
+    # what the impl does: NumPy's (vectorized) log, then the fused rest
+    out = np.empty_like(g)
+    kernel(g, a, x, np.log(x), out)
+    return out
+
+
 @dataclass
 class Entry:
     """How to time one kernel-backed primitive.
@@ -208,6 +233,12 @@ KERNELS = {
     "_elementwise_fused_kernels.sinc_grad_kernel": Entry("sinc_grad", "g * sinc'(x), fused", lambda n: [normal(n), normal(n) * 3.0], sinc_grad_numpy),
     "_elementwise_fused_kernels.fmod_grad_kernel": Entry("fmod_grad", "-g * trunc(x1 / x2), exact quotient", lambda n: [normal(n), normal(n) * 10.0, normal(n)], lambda g, a, b: -g * np.trunc(a / b)),
     "_elementwise_fused_kernels.logaddexp_grad_kernel": Entry("logaddexp_grad", "g * sigmoid(ln2 (x - y)) (logaddexp2)", lambda n: [normal(n), normal(n), normal(n)], lambda g, x, y: g / (1.0 + np.exp2(y - x)), lambda n: {"scale": math.log(2.0)}, call_logaddexp_grad),
+    "_elementwise_fused_kernels.unary_grad_kernel": Entry("unary_grad", "g / sqrt(1 - x**2) (arcsin; fn selects the formula)", lambda n: [normal(n), np.tanh(normal(n))], lambda g, x: g / np.sqrt(1.0 - x * x), lambda n: {"fn": "arcsin"}, call_unary_grad),
+    "_elementwise_fused_kernels.hypot_grad_kernel": Entry("hypot_grad", "g * x / h, 0 at h == 0", lambda n: [normal(n), (x := normal(n)), np.hypot(x, normal(n))], lambda g, x, h: g * x / h),
+    "_elementwise_fused_kernels.cbrt_grad_kernel": Entry("cbrt_grad", "g / (3 y**2), y = cbrt(x)", lambda n: [normal(n), np.cbrt(normal(n))], lambda g, y: g / (3.0 * y * y)),
+    "_elementwise_fused_kernels.pow_grad_x_kernel": Entry("pow_grad_x", "g * y * x**(y-1), as a / x (a = x**y)", pow_inputs, lambda g, x, y, a: g * y * np.power(x, y - 1)),
+    "_elementwise_fused_kernels.pow_grad_y_kernel": Entry("pow_grad_y", "g * a * log(x) (NumPy's log, then the kernel)", lambda n: [normal(n), normal(n), np.abs(normal(n)) + 0.1], lambda g, a, x: g * a * np.log(x), call=call_pow_grad_y),
+    "_elementwise_fused_kernels.arctan2_grad_kernel": Entry("arctan2_grad", "g * x / (x**2 + y**2) (arctan2's partial in y)", lambda n: [normal(n), normal(n), normal(n)], lambda g, y, x: g * x / (x * x + y * y), lambda n: {"wrt_x": False}, call_arctan2_grad),
     "indexing._scatter_add_kernel": Entry("scatter_add", "bincount: out[idx[j]] += u[j], n/4 bins", scatter_inputs, lambda u, idx: np.bincount(idx, u, scatter_size(u.size)), lambda n: {"axis": 0, "size": scatter_size(n)}, call_scatter_add),
 }
 

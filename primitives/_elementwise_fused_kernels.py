@@ -35,6 +35,10 @@ _S2, _S4, _S6 = -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0
 _D0, _D2, _D4 = -math.pi ** 2 / 3.0, math.pi ** 2 / 30.0, -math.pi ** 2 / 840.0
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp's splitting constant)
 _EXACT_INT = 9007199254740992.0  # 2**53: every float above is an integer
+_THIRD = 1.0 / 3.0
+_LN2 = math.log(2.0)
+_TINY = 2.2250738585072014e-308  # the smallest normal float64
+_EXACT_EXP = 4503599627370496.0  # 2**52: below it, y - 1 is y's exponent less one
 
 
 # ==========================================================================
@@ -146,3 +150,123 @@ def logaddexp_grad_kernel(g, x, y, scale, out):
         s = r if d >= 0.0 else e * r
         s = 0.5 if (xi == yi and d != d) else s
         out[i] = np.float64(g[i]) * s
+
+
+# ==========================================================================
+# derivatives of elementwise functions, each ``g * f'(...)`` in one pass.
+# The arithmetic is the composite formula's, operation for operation (no
+# contraction into multiply-adds), so float64 results are the composite's bit
+# for bit; float32 operands are computed in float64 and rounded once.
+
+@numba.njit(**_EXACT)
+def unary_grad_kernel(g, x, code, out):
+    # code: 0 arcsin, 1 arccos, 2 arctan, 3 arcsinh, 4 arccosh, 5 arctanh, 6 log1p,
+    # 7 expm1 and 8 exp2 (x their value)
+    # (elementwise_fused.UNARY_GRAD_CODES); one loop per code, so each vectorizes
+    n = out.size
+    if code == 0:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * (1.0 / math.sqrt(1.0 - xi * xi))
+    elif code == 1:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * -(1.0 / math.sqrt(1.0 - xi * xi))
+    elif code == 2:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * (1.0 / (1.0 + xi * xi))
+    elif code == 3:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * (1.0 / math.sqrt(xi * xi + 1.0))
+    elif code == 4:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * (1.0 / math.sqrt(xi * xi - 1.0))
+    elif code == 5:
+        for i in range(n):
+            xi = np.float64(x[i])
+            out[i] = np.float64(g[i]) * (1.0 / (1.0 - xi * xi))
+    elif code == 6:
+        for i in range(n):
+            out[i] = np.float64(g[i]) * (1.0 / (np.float64(x[i]) + 1.0))
+    elif code == 7:  # expm1, x = expm1's value
+        for i in range(n):
+            out[i] = np.float64(g[i]) * (np.float64(x[i]) + 1.0)
+    else:  # exp2, x = exp2's value
+        for i in range(n):
+            out[i] = np.float64(g[i]) * (np.float64(x[i]) * _LN2)
+
+
+@numba.njit(**_EXACT)
+def hypot_grad_kernel(g, x, h, out):
+    # g * (x / h), g * 0 where h == 0 (the origin)
+    for i in range(out.size):
+        hi = np.float64(h[i])
+        z = hi == 0.0
+        q = np.float64(x[i]) / (1.0 if z else hi)
+        out[i] = np.float64(g[i]) * (0.0 if z else q)
+
+
+@numba.njit(**_EXACT)
+def cbrt_grad_kernel(g, y, out):
+    # g * (1/3 * (r * r)), r = 1 / cbrt(x): inf at 0, 0 at +-inf
+    for i in range(out.size):
+        r = 1.0 / np.float64(y[i])
+        out[i] = np.float64(g[i]) * (_THIRD * (r * r))
+
+
+
+@numba.njit(**_EXACT)
+def pow_grad_x_kernel(g, x, y, a, out):
+    # g * y * x**(y - 1) with a = x**y: x**(y - 1) = a / x wherever a is a
+    # normal finite float, x finite and nonzero and y - 1 exact; elsewhere
+    # (0, inf, NaN, over- and underflow) the C library's pow in a second pass.
+    # 0 (g * 0) where x == y == 0.
+    n = out.size
+    bad = False
+    for i in range(n):
+        xi = np.float64(x[i])
+        yi = np.float64(y[i])
+        ai = np.float64(a[i])
+        ok = (abs(ai) >= _TINY) & (abs(ai) < math.inf) & (abs(xi) < math.inf) \
+            & (xi != 0.0) & (abs(yi) < _EXACT_EXP)
+        out[i] = np.float64(g[i]) * (yi * (ai / (xi if ok else 1.0)))
+        bad |= not ok
+    if bad:
+        for i in range(n):
+            xi = np.float64(x[i])
+            yi = np.float64(y[i])
+            ai = np.float64(a[i])
+            ok = (abs(ai) >= _TINY) & (abs(ai) < math.inf) & (abs(xi) < math.inf) \
+                & (xi != 0.0) & (abs(yi) < _EXACT_EXP)
+            if not ok:
+                if xi == 0.0 and yi == 0.0:
+                    out[i] = np.float64(g[i]) * 0.0
+                else:
+                    out[i] = np.float64(g[i]) * (yi * math.pow(xi, yi - 1.0))
+
+
+@numba.njit(**_EXACT)
+def pow_grad_y_kernel(g, a, x, lx, out):
+    # g * (a * log(x)), log(x) taken as 0 where x == 0; lx = log(x) (NumPy's)
+    for i in range(out.size):
+        li = 0.0 if np.float64(x[i]) == 0.0 else np.float64(lx[i])
+        out[i] = np.float64(g[i]) * (np.float64(a[i]) * li)
+
+
+@numba.njit(**_EXACT)
+def arctan2_grad_kernel(g, y, x, wrt_x, out):
+    # g * (x / (x*x + y*y)) (the partial in y) or g * (-y / (x*x + y*y)) (in x)
+    n = out.size
+    if wrt_x:
+        for i in range(n):
+            xi = np.float64(x[i])
+            yi = np.float64(y[i])
+            out[i] = np.float64(g[i]) * (-yi / (xi * xi + yi * yi))
+    else:
+        for i in range(n):
+            xi = np.float64(x[i])
+            yi = np.float64(y[i])
+            out[i] = np.float64(g[i]) * (xi / (xi * xi + yi * yi))

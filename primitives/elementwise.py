@@ -102,6 +102,21 @@ def _def_derivative(prim, deriv):
     defvjp(prim, lambda ct, ans, x: mul(ct, deriv(ans, x)))
 
 
+def _def_fused_derivative(prim, fn, deriv, on_value=False):
+    """As :func:`_def_derivative`, the product ``g * deriv(ans, x)`` fused into
+    one pass (``ops.unary_grad(g, x, fn)``, or of ``ans`` with ``on_value``:
+    the same formula) for real ``x``; complex ``x`` keeps the composite
+    ``mul(g, deriv(ans, x))``."""
+
+    def rule(g, ans, x):
+        if _is_complex(x):
+            return mul(g, deriv(ans, x))
+        return ops.unary_grad(g, ans if on_value else x, fn)
+
+    defjvp(prim, rule)
+    defvjp(prim, rule)
+
+
 # ==========================================================================
 # unary math
 
@@ -271,7 +286,7 @@ def exp(x):
 
 exp2_p = _primitive("exp2", np.exp2)
 exp2_p.reads = ((), True)
-_def_derivative(exp2_p, lambda ans, x: mul(ans, _LN2))
+_def_fused_derivative(exp2_p, "exp2", lambda ans, x: mul(ans, _LN2), on_value=True)
 
 
 def exp2(x):
@@ -281,7 +296,7 @@ def exp2(x):
 
 expm1_p = _primitive("expm1", np.expm1)
 expm1_p.reads = ((), True)
-_def_derivative(expm1_p, lambda ans, x: add(ans, 1.0))
+_def_fused_derivative(expm1_p, "expm1", lambda ans, x: add(ans, 1.0), on_value=True)
 
 
 def expm1(x):
@@ -320,7 +335,7 @@ def log10(x):
 
 log1p_p = _primitive("log1p", np.log1p)
 log1p_p.reads = ((0,), False)
-_def_derivative(log1p_p, lambda ans, x: reciprocal(add(x, 1.0)))
+_def_fused_derivative(log1p_p, "log1p", lambda ans, x: reciprocal(add(x, 1.0)))
 
 
 def log1p(x):
@@ -343,7 +358,9 @@ cbrt_p = _primitive("cbrt", np.cbrt)
 # 1/(3 cbrt(x)**2) written as (1/cbrt(x))**2 / 3: its own derivative is then
 # -2/(3 cbrt(x)**3) * cbrt'(x), the signed infinity at +-0 and 0 at +-inf, where
 # 1/(3 ans*ans) differentiates through 2 * ans * ans' = 0 * inf = NaN.
-_def_derivative(cbrt_p, lambda ans, x: mul(1.0 / 3.0, mul(div(1.0, ans), div(1.0, ans))))
+# (fused: ops.cbrt_grad computes this formula in one pass and differentiates it so)
+defjvp(cbrt_p, lambda g, ans, x: ops.cbrt_grad(g, ans))
+defvjp(cbrt_p, lambda ct, ans, x: ops.cbrt_grad(ct, ans))
 
 
 def cbrt(x):
@@ -424,7 +441,7 @@ def tan(x):
 
 
 arcsin_p = _primitive("arcsin", np.arcsin)
-_def_derivative(arcsin_p, lambda ans, x: rsqrt_one_minus_sq(x))
+_def_fused_derivative(arcsin_p, "arcsin", lambda ans, x: rsqrt_one_minus_sq(x))
 
 
 def rsqrt_one_minus_sq(x):
@@ -437,7 +454,7 @@ def arcsin(x):
 
 
 arccos_p = _primitive("arccos", np.arccos)
-_def_derivative(arccos_p, lambda ans, x: neg(rsqrt_one_minus_sq(x)))
+_def_fused_derivative(arccos_p, "arccos", lambda ans, x: neg(rsqrt_one_minus_sq(x)))
 
 
 def arccos(x):
@@ -446,7 +463,7 @@ def arccos(x):
 
 
 arctan_p = _primitive("arctan", np.arctan)
-_def_derivative(arctan_p, lambda ans, x: reciprocal(add(1.0, mul(x, x))))
+_def_fused_derivative(arctan_p, "arctan", lambda ans, x: reciprocal(add(1.0, mul(x, x))))
 
 
 def arctan(x):
@@ -537,7 +554,7 @@ def tanh_grad(g, y):
 
 
 arcsinh_p = _primitive("arcsinh", np.arcsinh)
-_def_derivative(arcsinh_p, lambda ans, x: reciprocal(sqrt(add(mul(x, x), 1.0))))
+_def_fused_derivative(arcsinh_p, "arcsinh", lambda ans, x: reciprocal(sqrt(add(mul(x, x), 1.0))))
 
 
 def arcsinh(x):
@@ -549,8 +566,9 @@ arccosh_p = _primitive("arccosh", np.arccosh)
 # 1/sqrt(x**2 - 1) for real x > 1; on complex x the principal branch of
 # arccosh has derivative 1/(sqrt(x - 1) sqrt(x + 1)), which differs in sign
 # where Re(x) < 0
-_def_derivative(
+_def_fused_derivative(
     arccosh_p,
+    "arccosh",
     lambda ans, x: reciprocal(mul(sqrt(sub(x, 1.0)), sqrt(add(x, 1.0)))) if _is_complex(x)
     else reciprocal(sqrt(sub(mul(x, x), 1.0))),
 )
@@ -562,7 +580,7 @@ def arccosh(x):
 
 
 arctanh_p = _primitive("arctanh", np.arctanh)
-_def_derivative(arctanh_p, lambda ans, x: reciprocal(sub(1.0, mul(x, x))))
+_def_fused_derivative(arctanh_p, "arctanh", lambda ans, x: reciprocal(sub(1.0, mul(x, x))))
 
 
 def arctanh(x):
@@ -705,10 +723,25 @@ def _times(deriv):
     return rule
 
 
+def _pow_rule_x(g, ans, x, y):
+    # array exponents: g * _pow_dx(ans, x, y) fused into one pass (ops.pow_grad_x)
+    if _is_python_scalar(y) or _is_complex(x) or _is_complex(y):
+        return _times(_pow_dx)(g, ans, x, y)
+    return ops.pow_grad_x(g, x, y, ans)
+
+
+def _pow_rule_y(g, ans, x, y):
+    # array bases: g * _pow_dy(ans, x, y), the product fused (ops.pow_grad_y)
+    if _is_python_scalar(x) or isinstance(x, builtins.complex) or _is_complex(x) \
+            or _is_complex(y):
+        return _times(_pow_dy)(g, ans, x, y)
+    return ops.pow_grad_y(g, ans, x)
+
+
 pow_p = _primitive("pow", np.power)
 pow_p.torch_name = "PowBackward1"
-defjvp(pow_p, _times(_pow_dx), _times(_pow_dy))
-defvjp_broadcasting(pow_p, _times(_pow_dx), _times(_pow_dy))
+defjvp(pow_p, _pow_rule_x, _pow_rule_y)
+defvjp_broadcasting(pow_p, _pow_rule_x, _pow_rule_y)
 
 
 def pow(x, y):  # noqa: A001 - NumPy's power
@@ -822,16 +855,21 @@ def minimum(x, y):
 arctan2_p = _primitive("arctan2", np.arctan2)
 # d/dy atan2(y, x) = x / (x**2 + y**2); d/dx = -y / (x**2 + y**2)
 _atan2_denom = lambda y, x: add(mul(x, x), mul(y, y))  # noqa: E731
-defjvp(
-    arctan2_p,
-    lambda g, ans, y, x: mul(g, div(x, _atan2_denom(y, x))),
-    lambda g, ans, y, x: mul(g, div(neg(y), _atan2_denom(y, x))),
-)
-defvjp_broadcasting(
-    arctan2_p,
-    lambda ct, ans, y, x: mul(ct, div(x, _atan2_denom(y, x))),
-    lambda ct, ans, y, x: mul(ct, div(neg(y), _atan2_denom(y, x))),
-)
+# (real operands: ops.arctan2_grad, the same formulas in one pass each)
+
+
+def _atan2_rule(wrt_x):
+    def rule(g, ans, y, x):
+        if _is_complex(y) or _is_complex(x) or _is_python_scalar(y) or _is_python_scalar(x):
+            num = neg(y) if wrt_x else x
+            return mul(g, div(num, _atan2_denom(y, x)))
+        return ops.arctan2_grad(g, y, x, wrt_x)
+
+    return rule
+
+
+defjvp(arctan2_p, _atan2_rule(False), _atan2_rule(True))
+defvjp_broadcasting(arctan2_p, _atan2_rule(False), _atan2_rule(True))
 
 
 def arctan2(y, x):
@@ -847,15 +885,16 @@ def _safe_div(a, b):
 
 hypot_p = _primitive("hypot", np.hypot)
 # d/dx hypot = x / hypot; taken as 0 at the origin (as for linalg.norm)
+# (ops.hypot_grad(g, x, ans) = mul(g, _safe_div(x, ans)) in one pass)
 defjvp(
     hypot_p,
-    lambda g, ans, x, y: mul(g, _safe_div(x, ans)),
-    lambda g, ans, x, y: mul(g, _safe_div(y, ans)),
+    lambda g, ans, x, y: ops.hypot_grad(g, x, ans),
+    lambda g, ans, x, y: ops.hypot_grad(g, y, ans),
 )
 defvjp_broadcasting(
     hypot_p,
-    lambda ct, ans, x, y: mul(ct, _safe_div(x, ans)),
-    lambda ct, ans, x, y: mul(ct, _safe_div(y, ans)),
+    lambda ct, ans, x, y: ops.hypot_grad(ct, x, ans),
+    lambda ct, ans, x, y: ops.hypot_grad(ct, y, ans),
 )
 
 

@@ -241,3 +241,239 @@ def test_small_and_broadcast_operands_take_the_numpy_path():
     same(ops.sinc_grad(g, xs), ef._dsinc_numpy(g, xs))
     same(ops.logaddexp_grad(g, np.zeros(N), 1.0, 1.0),
          ef._logaddexp_grad_numpy(g, np.zeros(N), 1.0, 1.0))
+
+
+# --------------------------------------------------------------------------
+# fused derivatives: unary_grad, hypot_grad, cbrt_grad, pow_grad_x, pow_grad_y
+
+def same_values(a, b):
+    """Bitwise equal except for the sign bit of NaNs (which no function reads)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+    num = ~np.isnan(b)
+    np.testing.assert_array_equal(np.signbit(a[num]), np.signbit(b[num]))
+
+
+def ulps_specials_equal(a, b):
+    """``ulps`` over the finite values; NaNs and (signed) infinities must agree."""
+    a, b = np.asarray(a, np.float64), np.asarray(b)
+    fin = np.isfinite(b)
+    np.testing.assert_array_equal(a[~fin], b[~fin].astype(np.float64))
+    return ulps(a[fin].astype(b.dtype), b[fin])
+
+
+UNARY_POINTS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.999999, 1.5, -1.5, 2.0, 1e-300, 1e300,
+                -1e300, np.inf, -np.inf, np.nan, 5e-324]
+
+
+@pytest.mark.parametrize("fn", sorted(ef.UNARY_GRAD_CODES))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_unary_grad_kernel_is_the_composite_formula(fn, dtype):
+    x = padded(UNARY_POINTS, dtype, 1.0)
+    g = padded([1.0, -2.0] * 8 + [0.5], dtype, 1.0)
+    got, want = kernel_and_numpy("unary_grad_kernel", ef._unary_grad_numpy_coded, g, x,
+                                 code=ef.UNARY_GRAD_CODES[fn])
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        same_values(got, want)  # the same operations in the same order
+    else:  # computed in float64, rounded once
+        with np.errstate(all="ignore"):
+            wide = ef._unary_grad_numpy(g.astype(np.float64), x.astype(np.float64), fn)
+        same_values(got, wide.astype(dtype))
+    # the ends of the domain: signed infinities; outside it NaN
+    with np.errstate(all="ignore"):
+        ref = {"arcsin": 1 / np.sqrt(1 - x.astype(float) ** 2),
+               "arccos": -1 / np.sqrt(1 - x.astype(float) ** 2),
+               "arctan": 1 / (1 + x.astype(float) ** 2),
+               "arcsinh": 1 / np.sqrt(x.astype(float) ** 2 + 1),
+               "arccosh": 1 / np.sqrt(x.astype(float) ** 2 - 1),
+               "arctanh": 1 / (1 - x.astype(float) ** 2),
+               "log1p": 1 / (x.astype(float) + 1),
+               "expm1": x.astype(float) + 1,  # (x is expm1's value)
+               "exp2": x.astype(float) * np.log(2.0)}[fn] * g
+    np.testing.assert_allclose(got, ref.astype(dtype), rtol=1e-6 if dtype == np.float32 else 1e-15,
+                               equal_nan=True)
+
+
+def test_unary_grad_rejects_unknown_functions():
+    with pytest.raises(ValueError, match="fn must be one of"):
+        ops.unary_grad(np.ones(3), np.ones(3), "arcsec")
+
+
+HYPOT_X = [0.0, -0.0, 0.0, 3.0, -3.0, 1e-310, 1e300, np.inf, 2.0, np.nan, 0.0]
+HYPOT_Y = [0.0, 0.0, -0.0, 4.0, 4.0, 1e-310, 1e300, 1.0, np.inf, 1.0, np.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hypot_grad_kernel_is_the_composite_formula(dtype):
+    x, y = padded(HYPOT_X, dtype), padded(HYPOT_Y, dtype)
+    with np.errstate(all="ignore"):
+        h = np.hypot(x, y)
+    g = padded([1.0] * len(HYPOT_X), dtype, 1.0)
+    got, want = kernel_and_numpy("hypot_grad_kernel", ef._hypot_grad_numpy, g, x, h)
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        same_values(got, want)
+    else:
+        with np.errstate(all="ignore"):
+            wide = ef._hypot_grad_numpy(*(v.astype(np.float64) for v in (g, x, h)))
+        same_values(got, wide.astype(dtype))
+    assert (got[:3] == 0).all()  # 0 at the origin
+    np.testing.assert_array_equal(got[3:5], [0.6, -0.6] if dtype == np.float64
+                                  else np.float32([0.6, -0.6]))
+
+
+def test_hypot_derivatives_at_kernel_size_equal_the_small_path():
+    x, y = padded(HYPOT_X[:9]), padded(HYPOT_Y[:9])
+    f = lambda u, v: tnp.sum(tnp.hypot(u, v))  # noqa: E731
+    gx, gy = tg.grad(f, argnums=(0, 1))(x, y)
+    small = [tg.grad(f, argnums=(0, 1))(x[i:i + 1], y[i:i + 1]) for i in range(N)]
+    same(gx, np.concatenate([s[0] for s in small]))
+    same(gy, np.concatenate([s[1] for s in small]))
+    hx = tg.grad(lambda u: tnp.sum(tg.grad(f)(u, y)))(x)
+    hx_small = np.concatenate([tg.grad(lambda u: tnp.sum(tg.grad(f)(u, y[i:i + 1])))(x[i:i + 1])
+                               for i in range(N)])
+    np.testing.assert_allclose(hx, hx_small, rtol=1e-14, equal_nan=True)
+
+
+CBRT_POINTS = [0.0, -0.0, 1.0, -8.0, 27.0, 1e-300, -1e-300, 1e300, np.inf, -np.inf, np.nan,
+               5e-324]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_cbrt_grad_kernel_is_the_composite_formula(dtype):
+    y = np.cbrt(padded(CBRT_POINTS, dtype))
+    g = padded([1.0] * len(CBRT_POINTS), dtype, 1.0)
+    got, want = kernel_and_numpy("cbrt_grad_kernel", ef._cbrt_grad_numpy, g, y)
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        same_values(got, want)
+    else:
+        with np.errstate(all="ignore"):
+            wide = ef._cbrt_grad_numpy(g.astype(np.float64), y.astype(np.float64))
+        same_values(got, wide.astype(dtype))
+    assert got[0] == np.inf and got[1] == np.inf and got[8] == 0 and got[9] == 0
+
+
+def test_cbrt_derivatives_at_kernel_size_equal_the_small_path():
+    x = padded(CBRT_POINTS)
+    d = lambda f: lambda v: tg.grad(lambda w: tnp.sum(f(w)))(v)  # noqa: E731
+    for f in (tnp.cbrt, d(tnp.cbrt), d(d(tnp.cbrt))):
+        with np.errstate(all="ignore"):
+            big = d(f)(x) if f is not tnp.cbrt else d(tnp.cbrt)(x)
+            small = np.concatenate([(d(f) if f is not tnp.cbrt else d(tnp.cbrt))(x[i:i + 1])
+                                    for i in range(N)])
+        np.testing.assert_allclose(big, small, rtol=1e-14, equal_nan=True)
+        np.testing.assert_array_equal(np.isinf(big), np.isinf(small))
+
+
+POW_X = [0.0, 0.0, 0.0, -0.0, 2.0, -2.0, -2.0, 1e-300, 10.0, 10.0, np.inf, -np.inf, np.nan,
+         2.0, 1.0, 5e-324, 0.5, 3.0]
+POW_Y = [0.0, 2.0, -1.0, 3.0, 0.0, 3.0, 0.5, 0.5, 308.5, -330.0, 2.0, 3.0, 1.0, np.nan,
+         1e300, 0.5, 1e17, -2.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pow_grad_x_kernel_matches_the_power_formula(dtype):
+    x, y = padded(POW_X, dtype), padded(POW_Y, dtype)
+    x[len(POW_X):] = np.abs(x[len(POW_X):])
+    with np.errstate(all="ignore"):
+        a = np.power(x, y)
+    g = padded([1.0] * len(POW_X), dtype, 1.0)
+    got, want = kernel_and_numpy("pow_grad_x_kernel", ef._pow_grad_x_numpy, g, x, y, a)
+    assert got.dtype == dtype
+    # a / x for x**(y-1): the same specials; float64 within 3 ulp of the exact
+    # y x**(y-1) (the power of the NumPy path, x**(y - 1) with y - 1 rounded,
+    # is within 18 ulp at random points), float32 within 2 ulp of the float64 value
+    # (a = x**y itself rounded to float32)
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got == 0, want == 0)
+    fin = np.isfinite(want) & (want != 0)
+    if dtype == np.float64:
+        with np.errstate(all="ignore"):
+            exact = (g * y).astype(np.longdouble) * np.power(x.astype(np.longdouble),
+                                                             y.astype(np.longdouble) - 1)
+        err = np.abs(got[fin] - exact[fin]) / np.spacing(np.abs(exact[fin]).astype(np.float64))
+        assert err.max() <= 3
+    else:
+        with np.errstate(all="ignore"):
+            wide = ef._pow_grad_x_numpy(*(v.astype(np.float64) for v in (g, x, y, a)))
+        assert ulps(got[fin], wide[fin].astype(dtype)) <= 2
+    if dtype == np.float64:
+        np.testing.assert_array_equal(got[:8], [0.0, 0.0, -np.inf, 0.0, 0.0, 12.0, np.nan,
+                                                0.5 * 1e150])
+
+
+def test_pow_grad_y_kernel_takes_log_zero_as_zero():
+    x = padded([0.0, -0.0, 1.0, np.e, -2.0, np.inf, np.nan, 1e-300])
+    x[8:] = np.abs(x[8:])
+    y = padded([2.0, 2.0, 3.0, 1.0, 2.0, 1.0, 1.0, 0.5])
+    with np.errstate(all="ignore"):
+        a = np.power(x, y)
+        g = padded([1.0] * 8, scale=1.0)
+        got = ops.pow_grad_y(g, a, x)
+        want = ef._pow_grad_y_numpy(g, a, x)
+    assert ef._k is not None
+    same_values(got, want)
+    assert got[0] == 0 and got[2] == 0 and got[3] == np.e and np.isnan(got[4])
+
+
+def test_power_derivatives_at_kernel_size_equal_the_small_path():
+    x = np.abs(padded(POW_X[:10])) + np.where(np.arange(N) < 10, 0.0, 0.1)
+    y = padded(POW_Y[:10])
+    f = lambda u, v: tnp.sum(tnp.power(u, v))  # noqa: E731
+    with np.errstate(all="ignore"):
+        gx, gy = tg.grad(f, argnums=(0, 1))(x, y)
+        small = [tg.grad(f, argnums=(0, 1))(x[i:i + 1], y[i:i + 1]) for i in range(N)]
+        np.testing.assert_allclose(gx, np.concatenate([s[0] for s in small]), rtol=1e-14,
+                                   equal_nan=True)
+        same(gy, np.concatenate([s[1] for s in small]))
+        # second order, mixed, through the fused rules
+        hxy = tg.grad(lambda v: tnp.sum(tg.grad(f)(x, v)))(y)
+        hxy_small = np.concatenate([tg.grad(lambda v: tnp.sum(tg.grad(f)(x[i:i + 1], v)))(y[i:i + 1])
+                                    for i in range(N)])
+    np.testing.assert_allclose(hxy, hxy_small, rtol=1e-13, equal_nan=True)
+
+
+ATAN2_Y = [0.0, -0.0, 0.0, 1.0, -1.0, 1e-200, 1e200, np.inf, 1.0, np.nan, 3.0]
+ATAN2_X = [0.0, 0.0, -0.0, 1.0, 2.0, 1e-200, 1e200, 1.0, np.inf, 1.0, -4.0]
+
+
+@pytest.mark.parametrize("wrt_x", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arctan2_grad_kernel_is_the_composite_formula(wrt_x, dtype):
+    y, x = padded(ATAN2_Y, dtype), padded(ATAN2_X, dtype)
+    g = padded([1.0] * len(ATAN2_Y), dtype, 1.0)
+    got, want = kernel_and_numpy("arctan2_grad_kernel", ef._arctan2_grad_numpy, g, y, x,
+                                 wrt_x=wrt_x)
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        same_values(got, want)
+        assert np.isnan(got[:3]).all()  # the origin: 0 / 0
+        assert got[10] == (-3.0 / 25.0 if wrt_x else -4.0 / 25.0)
+    else:
+        with np.errstate(all="ignore"):
+            wide = ef._arctan2_grad_numpy(g.astype(np.float64), y.astype(np.float64),
+                                          x.astype(np.float64), wrt_x)
+        same_values(got, wide.astype(dtype))
+
+
+def test_arctan2_expm1_exp2_derivatives_at_kernel_size_equal_the_small_path():
+    y, x = padded(ATAN2_Y[3:]), padded(ATAN2_X[3:])
+    f = lambda u, v: tnp.sum(tnp.arctan2(u, v))  # noqa: E731
+    with np.errstate(all="ignore"):
+        gy, gx = tg.grad(f, argnums=(0, 1))(y, x)
+        small = [tg.grad(f, argnums=(0, 1))(y[i:i + 1], x[i:i + 1]) for i in range(N)]
+        same_values(gy, np.concatenate([s[0] for s in small]))
+        same_values(gx, np.concatenate([s[1] for s in small]))
+        h = tg.grad(lambda v: tnp.sum(tg.grad(f, argnums=1)(y, v)))(x)
+        h_small = np.concatenate([tg.grad(lambda v: tnp.sum(tg.grad(f, argnums=1)(y[i:i + 1], v)))(
+            x[i:i + 1]) for i in range(N)])
+        np.testing.assert_allclose(h, h_small, rtol=1e-14, equal_nan=True)
+        z = padded([0.0, -0.0, 1.0, -700.0, 700.0, np.inf, -np.inf, np.nan])
+        for fn in (tnp.expm1, tnp.exp2):
+            d = tg.grad(lambda v: tnp.sum(fn(v)))(z)
+            same_values(d, np.concatenate([tg.grad(lambda v: tnp.sum(fn(v)))(z[i:i + 1])
+                                           for i in range(N)]))

@@ -248,6 +248,41 @@ case(
 )
 case("ldexp", V([real(2, 3), index(5, 3)], {}), V([real(4), Fixed(3)], {}))
 case(
+    "unary_grad",
+    V([real(2, 3), unit(3)], {"fn": "arcsin"}),
+    V([real(3, 50), unit(3, 50)], {"fn": "arccos"}),
+    V([real(4), real(4)], {"fn": "arctan"}),
+    V([real(3, 50), real(3, 50)], {"fn": "arcsinh"}),
+    V([real(2, 3), gt1(2, 3)], {"fn": "arccosh"}),
+    V([real(3, 50), unit(3, 50)], {"fn": "arctanh"}),
+    V([real(3), pos(2, 3)], {"fn": "log1p"}),
+    V([real(3, 50), real(3, 50)], {"fn": "expm1"}),
+    V([real(2, 3), pos(3)], {"fn": "exp2"}),
+)
+case(
+    "arctan2_grad",
+    V([real(2, 3), real(3), nonzero(2, 3)], {"wrt_x": False}),
+    V([real(3, 50), real(3, 50), nonzero(3, 50)], {"wrt_x": True}),
+)
+case(
+    "hypot_grad",
+    V([real(2, 3), real(3), pos(2, 3)], {}),
+    V([real(3, 50), real(3, 50), pos(3, 50)], {}),
+)
+case("cbrt_grad", V([real(2, 3), nonzero(3)], {}), V([real(3, 50), nonzero(3, 50)], {}))
+# pow_grad_x's last operand must be power(x, y) (the kernel divides it by x)
+_pow_xy = derived(lambda g, x, y: np.power(x, y))
+case(
+    "pow_grad_x",
+    V([real(2, 3), pos(3), real(2, 3), _pow_xy], {}, groups=((1, 2, 3),)),
+    V([real(3, 50), pos(3, 50), real(3, 50), _pow_xy], {}, groups=((1, 2, 3),)),
+)
+case(
+    "pow_grad_y",
+    V([real(2, 3), pos(3), pos(2, 3)], {}),
+    V([real(3, 50), pos(3, 50), pos(3, 50)], {}),
+)
+case(
     "integer_pow",
     V([real(2, 3)], {"y": 3}, FI),
     V([real(4)], {"y": 2}, FI),
