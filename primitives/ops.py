@@ -144,6 +144,7 @@ from .elementwise_fused import (
     sinc,
     sinc_grad,
 )
+from .random import bitwise_xor, erf_inv, threefry2x32
 from .nn import (
     erf,
     gelu,
@@ -175,6 +176,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "bitwise_xor",
     "broadcast_to",
     "cbrt",
     "ceil",
@@ -197,6 +199,7 @@ __all__ = [
     "einsum",
     "eq",
     "erf",
+    "erf_inv",
     "exp",
     "exp2",
     "expm1",
@@ -293,6 +296,7 @@ __all__ = [
     "tan",
     "tanh",
     "tanh_grad",
+    "threefry2x32",
     "transpose",
     "unbroadcast",
     "zeros_like",
