@@ -5,12 +5,14 @@ the two integer/float helpers the samplers of :mod:`tracegrad.random` need.
 under the key ``(k1, k2)`` (all ``uint32``, broadcast together) with 20
 rounds of Threefry-2x32 (Salmon et al., "Parallel random numbers: as easy
 as 1, 2, 3", SC 2011), the hash behind JAX's default PRNG.  None of the
-three has a derivative: their inputs are bit patterns.
+first two has a derivative (their inputs are bit patterns); ``erf_inv`` has
+one, for the samplers' real parameters (``truncated_normal``'s bounds).
 """
 import numpy as np
 
+from . import ops
 from .batching import defbatch_elementwise
-from .core import Primitive, ShapedArray, def_nondifferentiable
+from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp
 
 __all__ = ["threefry2x32", "bitwise_xor", "erf_inv"]
 
@@ -119,14 +121,21 @@ def _erf_inv_aval(x):
     return ShapedArray(x.shape, x.dtype)
 
 
-def_nondifferentiable(erf_inv_p)
+_HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))  # a Python float keeps float32 float32
+
+
+def _erf_inv_rule(g, ans, x):
+    # d erfinv(x) / dx = 1 / erf'(erfinv(x)) = sqrt(pi) / 2 * exp(erfinv(x)**2)
+    return ops.mul(g, ops.mul(ops.exp(ops.square(ans)), _HALF_SQRT_PI))
+
+
+defjvp(erf_inv_p, _erf_inv_rule)
+defvjp(erf_inv_p, _erf_inv_rule)
 
 
 def erf_inv(x):
-    """Inverse error function (SciPy's ``erfinv``) of a float array in (-1, 1).
-
-    Only the samplers of :mod:`tracegrad.random` use it, on values derived
-    from key bits, so it carries no derivative.
+    """Inverse error function (SciPy's ``erfinv``) of a float array in (-1, 1),
+    float32 or float64; derivative ``sqrt(pi) / 2 * exp(erf_inv(x)**2)``.
     """
     return erf_inv_p.bind(x)
 
