@@ -216,6 +216,7 @@ SAMPLERS = {
     "truncated_normal": lambda k: R.truncated_normal(k, -0.5, 1.0, (3,)),
     "categorical": lambda k: R.categorical(k, np.array([0.1, 0.2, 0.3]), shape=(6,)),
     "permutation": lambda k: R.permutation(k, 6),
+    "multivariate_normal": lambda k: R.multivariate_normal(k, np.zeros(2), np.array([[2.0, 0.5], [0.5, 1.0]]), (3,)),
     "choice": lambda k: R.choice(k, np.arange(5.0), (3,), p=np.array([0.1, 0.2, 0.3, 0.2, 0.2])),
 }
 
@@ -275,3 +276,34 @@ def test_derivatives_match_jax(jr):
     ours = tg.grad(lambda s: tnp.sum(R.uniform(k, (8,), np.float64, 0.0, s) ** 2))(1.7)
     theirs = jax.grad(lambda s: (jr.uniform(jk, (8,), np.float64, 0.0, s) ** 2).sum())(1.7)
     np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal(jr, method):
+    mean = np.array([1.0, -2.0, 0.5])
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]])
+    k, jk = R.PRNGKey(11), jr.PRNGKey(11)
+    ours = R.multivariate_normal(k, mean, a, (4,), method=method)
+    np.testing.assert_allclose(ours, jr.multivariate_normal(jk, mean, a, (4,), method=method),
+                               rtol=1e-10, atol=1e-12)
+    x = np.asarray(R.multivariate_normal(k, mean, a, (100_000,), method=method))
+    assert x.shape == (100_000, 3)
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.03)
+    np.testing.assert_allclose(np.cov(x.T), a, atol=0.03)
+
+
+def test_multivariate_normal_derivatives_and_vmap():
+    k = R.PRNGKey(2)
+    z = np.asarray(R.normal(k, (3,)))
+    mean = np.array([0.1, 0.2, 0.3])
+    np.testing.assert_allclose(
+        tg.grad(lambda m: tnp.sum(R.multivariate_normal(k, m, np.eye(3))))(mean), np.ones(3))
+    # cov = s**2 I: the sample is mean + s z, so d/ds sum = sum(z)
+    np.testing.assert_allclose(
+        tg.grad(lambda s: tnp.sum(R.multivariate_normal(k, mean, s**2 * tnp.eye(3))))(1.5),
+        z.sum(), rtol=1e-10)
+    keys = R.split(k, 3)
+    f = lambda kk: R.multivariate_normal(kk, mean, np.eye(3) * 2.0)  # noqa: E731
+    np.testing.assert_array_equal(tg.vmap(f)(keys), np.stack([f(kk) for kk in keys]))
+    with pytest.raises(ValueError, match="cov of shape"):
+        R.multivariate_normal(k, mean, np.eye(2))

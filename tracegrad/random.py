@@ -12,23 +12,25 @@ always gives the same numbers and keys are split, never mutated::
 The generator is counter-based: the Threefry-2x32 hash
 (:func:`tracegrad.primitives.ops.threefry2x32`) of a key and a counter per
 output element, derived exactly as JAX's default ``threefry2x32`` PRNG
-derives them with ``jax_threefry_partitionable`` on (the default since JAX
-0.5).  So ``PRNGKey``, ``split``, ``fold_in``, ``bits``, ``uniform``,
-``bernoulli``, ``randint``, ``permutation`` and ``choice`` (and, in
-practice, ``categorical``) give JAX's numbers bit for bit on the same key,
-shape and dtype; ``normal``, ``truncated_normal``, ``exponential``,
-``laplace``, ``logistic`` and ``gumbel`` agree to a few ulps (their
-``erfinv``/``log``/``log1p`` are SciPy's and NumPy's, not XLA's).  The
-samplers are written with primitives, so they stage under :func:`tracegrad.jit`, batch over keys under
-:func:`tracegrad.vmap`, and differentiate in their real parameters
-(``minval``/``maxval``, ``lower``/``upper``); a sample is a constant with
-respect to its key.
+derives them with ``jax_threefry_partitionable`` on (its default in the
+JAX these tests run against).  So ``PRNGKey``, ``split``, ``fold_in``,
+``bits``, ``uniform``, ``bernoulli``, ``randint``, ``permutation`` and
+``choice`` (and, in practice, ``categorical``) give JAX's numbers bit for
+bit on the same key, shape and dtype; ``normal``, ``truncated_normal``,
+``exponential``, ``laplace``, ``logistic``, ``gumbel`` and
+``multivariate_normal`` agree to a few ulps (their ``erfinv``, ``log`` and
+``log1p`` are SciPy's and NumPy's, not XLA's).  The samplers are written
+with primitives, so they stage under :func:`tracegrad.jit`, batch over keys
+under :func:`tracegrad.vmap`, and differentiate in their real parameters
+(``minval``/``maxval``, ``lower``/``upper``, ``mean``/``cov``); a sample is
+a constant with respect to its key.
 """
 import math
 
 import numpy as np
 
 from . import numpy as tnp
+from .numpy import linalg as tnp_linalg
 from .core import Tracer
 from .primitives import ops
 
@@ -45,6 +47,7 @@ __all__ = [
     "key_data",
     "laplace",
     "logistic",
+    "multivariate_normal",
     "normal",
     "permutation",
     "randint",
@@ -549,3 +552,54 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         return tnp.reshape(ind, shape)
     out = tnp.take(arr, ind, axis=axis)
     return tnp.reshape(out, tuple(arr.shape[:axis]) + shape + tuple(arr.shape[axis + 1:]))
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=np.float64, method="cholesky"):
+    """Normal vectors with mean ``mean`` and covariance ``cov``, as
+    ``jax.random.multivariate_normal``: ``mean + factor @ z`` for standard
+    normal ``z`` and ``factor @ factor.T = cov``; differentiable in ``mean``
+    and ``cov``.
+
+    Parameters
+    ----------
+    mean : array of shape (..., n)
+    cov : array of shape (..., n, n), symmetric positive (semi-)definite
+    shape : tuple of ints, optional
+        The batch shape (default: ``mean``'s and ``cov``'s broadcast batch shapes).
+    method : "cholesky", "eigh" or "svd"
+        How ``factor`` is computed (``eigh``/``svd`` allow singular ``cov``).
+
+    Returns
+    -------
+    array of shape ``shape + (n,)``
+
+    Raises
+    ------
+    ValueError
+        For ``mean`` of rank 0, ``cov`` not ``(..., n, n)``, or an unknown method.
+    """
+    key = _check_key("multivariate_normal", key)
+    dtype = _float_dtype("multivariate_normal", dtype)
+    mean, cov = tnp.asarray(mean).astype(dtype), tnp.asarray(cov).astype(dtype)
+    if mean.ndim < 1:
+        raise ValueError("random.multivariate_normal needs mean of shape (..., n)")
+    n = mean.shape[-1]
+    if cov.ndim < 2 or tuple(cov.shape[-2:]) != (n, n):
+        raise ValueError(f"random.multivariate_normal needs cov of shape (..., {n}, {n}), "
+                         f"got {tuple(cov.shape)}")
+    if shape is None:
+        shape = np.broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
+    shape = _shape("multivariate_normal", shape)
+    if method == "cholesky":
+        factor = tnp_linalg.cholesky(cov)
+    elif method == "eigh":
+        w, v = tnp_linalg.eigh(cov)
+        factor = v * tnp.sqrt(w[..., None, :])
+    elif method == "svd":
+        u, sv, _ = tnp_linalg.svd(cov)
+        factor = u * tnp.sqrt(sv[..., None, :])
+    else:
+        raise ValueError(f"random.multivariate_normal: method must be 'cholesky', 'eigh' or "
+                         f"'svd', got {method!r}")
+    z = normal(key, shape + (n,), dtype)
+    return mean + tnp.einsum("...ij,...j->...i", factor, z)
