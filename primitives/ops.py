@@ -144,7 +144,7 @@ from .elementwise_fused import (
     sinc,
     sinc_grad,
 )
-from .random import bitwise_xor, erf_inv, threefry2x32
+from .random import erf_inv, threefry2x32, uint_xor
 from .nn import (
     erf,
     gelu,
@@ -176,7 +176,6 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
-    "bitwise_xor",
     "broadcast_to",
     "cbrt",
     "ceil",
@@ -298,6 +297,7 @@ __all__ = [
     "tanh_grad",
     "threefry2x32",
     "transpose",
+    "uint_xor",
     "unbroadcast",
     "zeros_like",
 ]

@@ -14,7 +14,7 @@ from . import ops
 from .batching import defbatch_elementwise
 from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp
 
-__all__ = ["threefry2x32", "bitwise_xor", "erf_inv"]
+__all__ = ["threefry2x32", "uint_xor", "erf_inv"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
@@ -80,28 +80,28 @@ def threefry2x32(k1, k2, x1, x2):
     return threefry2x32_p.bind(k1, k2, x1, x2)
 
 
-bitwise_xor_p = Primitive("bitwise_xor")
+uint_xor_p = Primitive("uint_xor")
 
 
-@bitwise_xor_p.def_impl
+@uint_xor_p.def_impl
 def _xor_impl(x, y):
     return np.bitwise_xor(x, y)
 
 
-@bitwise_xor_p.def_abstract_eval
+@uint_xor_p.def_abstract_eval
 def _xor_aval(x, y):
     if np.dtype(x.dtype) != np.dtype(y.dtype) or np.dtype(x.dtype).kind not in "iub":
-        raise TypeError(f"bitwise_xor needs two operands of one integer dtype, got "
+        raise TypeError(f"uint_xor needs two operands of one integer dtype, got "
                         f"{x.dtype} and {y.dtype}")
     return ShapedArray(np.broadcast_shapes(tuple(x.shape), tuple(y.shape)), x.dtype)
 
 
-def_nondifferentiable(bitwise_xor_p)
+def_nondifferentiable(uint_xor_p)
 
 
-def bitwise_xor(x, y):
+def uint_xor(x, y):
     """Elementwise exclusive or of two integer arrays of one dtype (broadcast)."""
-    return bitwise_xor_p.bind(x, y)
+    return uint_xor_p.bind(x, y)
 
 
 erf_inv_p = Primitive("erf_inv")
@@ -140,4 +140,4 @@ def erf_inv(x):
     return erf_inv_p.bind(x)
 
 
-defbatch_elementwise(threefry2x32_p, bitwise_xor_p, erf_inv_p)
+defbatch_elementwise(threefry2x32_p, uint_xor_p, erf_inv_p)

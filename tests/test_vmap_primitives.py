@@ -405,7 +405,7 @@ case(
     V([words(), words(), words(5), words(5)], {}, U32),
     V([words(3, 1), words(3, 1), words(3, 4), words(4)], {}, U32),
 )
-case("bitwise_xor", V([words(3, 4), words(4)], {}, U32), V([ties(5), ties(5)], {}, (I64, BOOL)))
+case("uint_xor", V([words(3, 4), words(4)], {}, U32), V([ties(5), ties(5)], {}, (I64, BOOL)))
 case("erf_inv", V([unit(3, 4)], {}, F))
 
 # linear algebra

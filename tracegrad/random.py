@@ -182,7 +182,7 @@ def _bits(key, shape, width):
     if width == 64:
         hi = ops.convert_element_type(b1, np.uint64)
         return ops.add(ops.mul(hi, np.uint64(2**32)), ops.convert_element_type(b2, np.uint64))
-    x = ops.bitwise_xor(b1, b2)
+    x = ops.uint_xor(b1, b2)
     return x if width == 32 else ops.convert_element_type(x, _UINT[width])
 
 
@@ -220,7 +220,7 @@ def _unit(key, shape, dtype):
         hi = ops.convert_element_type(b1, np.float64)
         lo = ops.convert_element_type(ops.floor_divide(b2, np.uint32(4096)), np.float64)
         return ops.mul(ops.add(ops.mul(hi, 2.0**20), lo), 2.0**-52)
-    m = ops.floor_divide(ops.bitwise_xor(b1, b2), np.uint32(512))  # the top 23 bits
+    m = ops.floor_divide(ops.uint_xor(b1, b2), np.uint32(512))  # the top 23 bits
     return ops.mul(ops.convert_element_type(m, np.float32), np.float32(2.0**-23))
 
 
