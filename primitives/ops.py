@@ -150,6 +150,7 @@ from .elementwise_fused import (
     sinc_grad,
     unary_grad,
 )
+from .random import erf_inv, threefry2x32, uint_xor
 from .nn import (
     erf,
     gelu,
@@ -205,6 +206,7 @@ __all__ = [
     "einsum",
     "eq",
     "erf",
+    "erf_inv",
     "exp",
     "exp2",
     "expm1",
@@ -304,7 +306,9 @@ __all__ = [
     "tan",
     "tanh",
     "tanh_grad",
+    "threefry2x32",
     "transpose",
+    "uint_xor",
     "unary_grad",
     "unbroadcast",
     "zeros_like",

@@ -71,6 +71,12 @@ def _np_logsumexp(x, axis=None, keepdims=False):
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def _erfinv(x):
+    import scipy.special  # lazy: scipy is only the reference here
+
+    return scipy.special.erfinv(x)
+
+
 class _NumpyNN:
     """NumPy reference formulas of ``tracegrad.nn`` (stable forms)."""
 
@@ -170,6 +176,7 @@ class _NP:
         """References of primitives public only through another layer (``torch.erf``)."""
 
         erf = staticmethod(lambda x: _erf(x))
+        erf_inv = staticmethod(lambda x: _erfinv(x))
 
 
 NP = _NP()
@@ -611,6 +618,7 @@ row("nn.log_softmax", "axis=0", lambda ns, x: ns.nn.log_softmax(x, axis=0), A((w
 row("nn.logsumexp", "", lambda ns, x: ns.nn.logsumexp(x), A((wide, S)))
 row("ops.erf", "", lambda ns, x: ns.ops.erf(x), A((normal, S)),
     numpy_dispatch=False)  # (NumPy has no erf ufunc for the reference to dispatch)
+row("ops.erf_inv", "", lambda ns, x: ns.ops.erf_inv(x), A((unit, S)), numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

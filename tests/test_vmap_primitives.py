@@ -427,6 +427,22 @@ case(
     V([real(6)], {"axis": 0, "kind": None}),
 )
 
+# keyed random numbers (uint32 bit patterns; erf_inv on (-1, 1))
+U32 = (np.dtype(np.uint32),)
+
+
+def words(*shape):
+    return lambda r, dt, prev: r.integers(0, 2**32, shape, dtype=np.uint64).astype(np.uint32)
+
+
+case(
+    "threefry2x32",
+    V([words(), words(), words(5), words(5)], {}, U32),
+    V([words(3, 1), words(3, 1), words(3, 4), words(4)], {}, U32),
+)
+case("uint_xor", V([words(3, 4), words(4)], {}, U32), V([ties(5), ties(5)], {}, (I64, BOOL)))
+case("erf_inv", V([unit(3, 4)], {}, F))
+
 # linear algebra
 case(
     "matmul",

@@ -49,7 +49,7 @@ from .transforms import (
     vjp,
     vmap,
 )
-from . import lax, nn, viz  # noqa: F401  (light: both load in a few ms, so not lazily)
+from . import lax, nn, random, viz  # noqa: F401  (light: both load in a few ms, so not lazily)
 
 _allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
 
@@ -77,6 +77,7 @@ __all__ = [
     "numpy",
     "nn",
     "lax",
+    "random",
     "viz",
     "UnexpectedTracerError",
     "float0",
