@@ -8,6 +8,8 @@ as 1, 2, 3", SC 2011), the hash behind JAX's default PRNG.  None of the
 first two has a derivative (their inputs are bit patterns); ``erf_inv`` has
 one, for the samplers' real parameters (``truncated_normal``'s bounds).
 """
+import math
+
 import numpy as np
 
 from . import ops
@@ -109,9 +111,68 @@ erf_inv_p = Primitive("erf_inv")
 
 @erf_inv_p.def_impl
 def _erf_inv_impl(x):
-    import scipy.special  # lazy: scipy is heavy and only the samplers need it
-
+    try:
+        import scipy.special  # lazy: scipy is heavy, optional, and only the samplers need it
+    except ImportError:  # SciPy is not a run-time dependency: NumPy's own version
+        return erf_inv_numpy(x)
     return np.asarray(scipy.special.erfinv(x), dtype=np.asarray(x).dtype)
+
+
+_ERFC = np.frompyfunc(math.erfc, 1, 1)
+_ERF = np.frompyfunc(math.erf, 1, 1)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# Newton steps from the float32-accurate start (quadratic: two would do; two
+# more cover the extreme tail, where the start is made for float32's range)
+_NEWTON_STEPS = 4
+
+
+def erf_inv_numpy(x):
+    """The inverse error function in NumPy (used when SciPy is absent).
+
+    M. Giles' single-precision approximation ("Approximating the erfinv
+    function", GPU Computing Gems, 2010: two polynomials in
+    ``w = -log(1 - x**2)``) refined by Newton steps on ``erf(y) = |x|``
+    in float64, on ``log(erfc(y)) = log(1 - |x|)`` for ``|x| >= 0.5``
+    (``1 - |x|`` is exact there, and the logarithm makes the tail nearly
+    linear, so the tails keep full relative accuracy).  Within a few ulp of SciPy's ``erfinv``; ``+-1 -> +-inf``,
+    ``|x| > 1`` and NaN give NaN.
+
+    Parameters
+    ----------
+    x : ndarray of float32 or float64
+
+    Returns
+    -------
+    ndarray
+        ``x``'s shape and dtype.
+    """
+    x = np.asarray(x)
+    a = np.abs(x.astype(np.float64))
+    with np.errstate(all="ignore"):
+        w = -np.log((1.0 - a) * (1.0 + a))
+        c = w < 5.0
+        u = np.where(c, w - 2.5, np.sqrt(w) - 3.0)
+        central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+        tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+        p = np.where(c, central[0], tail[0])
+        for k1, k2 in zip(central[1:], tail[1:]):
+            p = np.where(c, k1, k2) + p * u
+        y = p * a
+        big = a >= 0.5
+        finite = np.isfinite(y) & (a < 1.0)
+        log_q = np.log(1.0 - a)  # (exact: 1 - |x| for |x| >= 0.5)
+        for _ in range(_NEWTON_STEPS):
+            yf = np.where(finite, y, 0.0)
+            density = _TWO_OVER_SQRT_PI * np.exp(-yf * yf)
+            erfc = _ERFC(yf).astype(np.float64)
+            # |x| >= 0.5: Newton on log(erfc(y)) = log(1 - |x|), nearly linear in the tail
+            step_tail = (np.log(erfc) - log_q) * erfc / density
+            step_central = (_ERF(yf).astype(np.float64) - a) / density
+            y = np.where(finite, yf + np.where(big, step_tail, -step_central), y)
+        y = np.where(a == 1.0, np.inf, np.where(a > 1.0, np.nan, y))
+    return np.asarray(np.copysign(y, x), dtype=x.dtype)
 
 
 @erf_inv_p.def_abstract_eval

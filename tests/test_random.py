@@ -307,3 +307,22 @@ def test_multivariate_normal_derivatives_and_vmap():
     np.testing.assert_array_equal(tg.vmap(f)(keys), np.stack([f(kk) for kk in keys]))
     with pytest.raises(ValueError, match="cov of shape"):
         R.multivariate_normal(k, mean, np.eye(2))
+
+
+def test_erf_inv_without_scipy_matches_scipy():
+    """SciPy is optional: the samplers' erf_inv has a NumPy version (within
+    2 ulp of SciPy's erfinv in float64, tails included)."""
+    sp = pytest.importorskip("scipy.special")
+    from tracegrad.primitives.random import erf_inv_numpy
+
+    x = np.concatenate([np.linspace(-1, 1, 20001), 1 - np.logspace(-16, -1, 200),
+                        -1 + np.logspace(-16, -1, 200), np.logspace(-300, -1, 100)])
+    got, want = erf_inv_numpy(x), sp.erfinv(x)
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=5e-16, atol=0)
+    np.testing.assert_array_equal(erf_inv_numpy(np.array([0.0, 1.0, -1.0, 1.5, np.nan])),
+                                  [0.0, np.inf, -np.inf, np.nan, np.nan])
+    assert np.signbit(erf_inv_numpy(np.array([-0.0]))[0])
+    x32 = np.linspace(-0.999, 0.999, 2001, dtype=np.float32)
+    assert erf_inv_numpy(x32).dtype == np.float32
+    np.testing.assert_allclose(erf_inv_numpy(x32), sp.erfinv(x32), rtol=3e-7)
