@@ -20,9 +20,10 @@ import numpy as np
 from ..core import EvalTrace, ShapedArray, Tracer, _ctx, dtype_of, set_trace, shape_of
 from ..primitives import ops
 from ..primitives.batching import move_bdim
+from .api import _vjp
 
 __all__ = ["EVAL", "call_aval", "is_float", "zeros_of", "as_output", "untraced",
-           "HiddenCotangent", "AllArgsVJP", "cotangent_list", "resolve_args",
+           "HiddenCotangent", "AllArgsVJP", "cotangent_list", "vjp_in_floats", "resolve_args",
            "batched_args"]
 
 #: Impls run their functions on concrete values straight on the eval
@@ -133,6 +134,48 @@ class AllArgsVJP:
             self.last = None
             raise TypeError(c.message)
         return c
+
+
+def vjp_in_floats(fun, primals, name):
+    """Reverse mode of a call's flat function in its float arguments only
+    (the others are passed as they are): what the call primitives' VJP rules
+    run again from the recorded inputs.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(*primals) -> list`` of output leaves.
+    primals : sequence
+        The call's operands.
+    name : str
+        The public transform, for error messages.
+
+    Returns
+    -------
+    outs : list
+        ``fun``'s outputs, recomputed.
+    pull : callable
+        ``pull(cts) -> list`` with one cotangent per primal: None for the
+        ones that are not floats.
+    """
+    primals = list(primals)
+    floats = [i for i, p in enumerate(primals) if is_float(p)]
+
+    def f(*xs):
+        args = list(primals)
+        for i, x in zip(floats, xs):
+            args[i] = x
+        return list(fun(*args))
+
+    outs, pull_floats = _vjp(f, tuple(primals[i] for i in floats), False, name)
+
+    def pull(cts):
+        out = [None] * len(primals)
+        for i, g in zip(floats, pull_floats(cts)):
+            out[i] = g
+        return out
+
+    return outs, pull
 
 
 def cotangent_list(ct, ans):

@@ -24,10 +24,10 @@ import numpy as np
 from ..core import Primitive, concrete_value, dtype_of, is_concrete, set_trace
 from ..interpreters.closure import bind_discovering, run_closed, visible_closure_tracers
 from ..tree_util import tree_flatten, tree_unflatten
-from .api import _jvp, _vjp
+from .api import _jvp
 from .batching import vmap
 from .call import (EVAL, AllArgsVJP, as_output, batched_args, call_aval, cotangent_list,
-                   is_float, resolve_args, untraced, zeros_of)
+                   resolve_args, untraced, vjp_in_floats, zeros_of)
 
 __all__ = ["checkpoint", "remat"]
 
@@ -56,22 +56,10 @@ remat_call_p.jvp = _remat_jvp
 
 
 def _remat_vjp(ct, ans, *primals, fun):
-    floats = [i for i, p in enumerate(primals) if is_float(p)]
-
-    def f(*xs):
-        args = list(primals)
-        for i, x in zip(floats, xs):
-            args[i] = x
-        return list(fun(*args))
-
-    outs, pull = _vjp(f, tuple(primals[i] for i in floats), False, "checkpoint")
+    outs, pull = vjp_in_floats(fun, primals, "checkpoint")
     _check_recomputed(outs, ans)
     del outs
-    g = pull(cotangent_list(ct, ans))
-    cts = [None] * len(primals)
-    for i, gi in zip(floats, g):
-        cts[i] = gi
-    return cts
+    return pull(cotangent_list(ct, ans))
 
 
 remat_call_p.vjp = AllArgsVJP(_remat_vjp)

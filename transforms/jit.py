@@ -35,9 +35,10 @@ from ..core import EvalTrace, Primitive, Tracer, current_trace, set_trace
 from ..interpreters.closure import visible_closure_tracers
 from ..interpreters.staging import Literal
 from ..tree_util import tree_flatten, tree_unflatten
-from .api import _jvp, _vjp
+from .api import _jvp
 from .batching import vmap
-from .call import EVAL, AllArgsVJP, batched_args, cotangent_list, is_float, zeros_of
+from .call import (EVAL, AllArgsVJP, batched_args, cotangent_list, is_float, vjp_in_floats,
+                   zeros_of)
 from .staging import ShapeDtypeStruct, _is_python_scalar, _stage
 
 __all__ = ["jit", "Lowered"]
@@ -240,16 +241,9 @@ def _jit_vjp(ct, ans, *primals, fun):
 
     def make(f):
         def vjp_fn(*a):
-            args, cts = list(a[:n]), list(a[n:])
-
-            def g(*xs):
-                full = list(args)
-                for i, x in zip(floats, xs):
-                    full[i] = x
-                return list(f(*full))
-
-            _, pull = _vjp(g, tuple(args[i] for i in floats), False, "jit")
-            return list(pull(cts))
+            _, pull = vjp_in_floats(f, a[:n], "jit")
+            g = pull(list(a[n:]))
+            return [g[i] for i in floats]  # (the program's outputs: arrays only)
         return vjp_fn
 
     # the backward program recomputes the forward pass (only the inputs and
