@@ -49,6 +49,7 @@ from .transforms import (
     vjp,
     vmap,
 )
+from .transforms.linearize import linear_transpose, linearize
 from . import lax, nn, random, viz  # noqa: F401  (light: both load in a few ms, so not lazily)
 
 _allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
@@ -82,6 +83,8 @@ __all__ = [
     "UnexpectedTracerError",
     "float0",
     "make_jaxpr",
+    "linearize",
+    "linear_transpose",
     "jit",
     "eval_shape",
     "ShapeDtypeStruct",
