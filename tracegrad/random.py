@@ -33,23 +33,29 @@ from . import numpy as tnp
 from .numpy import linalg as tnp_linalg
 from .core import Tracer
 from .primitives import ops
+from .primitives import random as _rp
 
 __all__ = [
     "PRNGKey",
     "bernoulli",
+    "beta",
     "bits",
     "categorical",
     "choice",
+    "dirichlet",
     "exponential",
     "fold_in",
+    "gamma",
     "gumbel",
     "key",
     "key_data",
     "laplace",
+    "loggamma",
     "logistic",
     "multivariate_normal",
     "normal",
     "permutation",
+    "poisson",
     "randint",
     "split",
     "truncated_normal",
@@ -603,3 +609,208 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=np.float64, method="ch
                          f"'svd', got {method!r}")
     z = normal(key, shape + (n,), dtype)
     return mean + tnp.einsum("...ij,...j->...i", factor, z)
+
+
+def _param(name, x, dtype):
+    """A real parameter as an array (or tracer) of ``dtype``."""
+    x = x if isinstance(x, Tracer) else np.asarray(x)
+    if np.dtype(x.dtype).kind not in "biuf":
+        raise TypeError(f"random.{name}: parameters must be real numbers, got dtype {x.dtype}")
+    return tnp.asarray(x).astype(dtype)
+
+
+def _check_broadcast(name, shape, *params):
+    """``shape`` (default: the parameters' broadcast shape), which every
+    parameter must broadcast to (``jax.random``'s ``_check_shape``)."""
+    shapes = [tuple(p.shape) for p in params]
+    if shape is None:
+        try:
+            return np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError(f"random.{name}: the parameters' shapes {shapes} do not "
+                             "broadcast together") from None
+    shape = _shape(name, shape)
+    try:
+        ok = np.broadcast_shapes(shape, *shapes) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"random.{name}: shape {shape} is incompatible with the parameters' "
+                         f"shapes {shapes}: each must broadcast to shape")
+    return shape
+
+
+def _gamma(name, key, a, shape, dtype, log_space):
+    key = _check_key(name, key)
+    dtype = _float_dtype(name, dtype)
+    a = _param(name, a, dtype)
+    shape = _check_broadcast(name, shape, a)
+    if tuple(a.shape) != shape:
+        a = tnp.broadcast_to(a, shape)
+    return _rp.random_gamma(key, a, log_space)
+
+
+def gamma(key, a, shape=None, dtype=np.float64):
+    """Standard gamma samples (density ``x**(a-1) exp(-x) / Gamma(a)``), as
+    ``jax.random.gamma``.
+
+    Marsaglia and Tsang's method ("A simple method for generating gamma
+    variables", ACM TOMS 26(3), 2000), each element drawn with its own key
+    (``split(key, size)``) and ``a < 1`` boosted by ``U**(1/a)``; the same
+    key splits and counters as JAX, so the samples equal JAX's to a few ulp.
+    Differentiable in ``a`` by implicit reparameterization (``dx/da =
+    -(dP/da) / p(x)`` at the sample's quantile), to first order.  Divide by
+    a rate (multiply by a scale) for other gamma distributions.
+
+    Parameters
+    ----------
+    key : uint32 array, shape (2,)
+    a : array_like or tracer
+        Shape parameter, broadcastable to ``shape``; ``a <= -1/3`` (and NaN)
+        give NaN, as in JAX (for ``-1/3 < a <= 0`` JAX's formula gives
+        meaningless finite numbers, reproduced).
+    shape : tuple of ints, optional
+        Default ``a``'s shape.
+    dtype : float32 or float64
+
+    Returns
+    -------
+    array of ``dtype`` and ``shape``, ``>= 0`` (tiny ``a`` underflows to 0:
+    use :func:`loggamma`)
+
+    Raises
+    ------
+    TypeError
+        For a bad key or dtype.
+    ValueError
+        If ``a`` does not broadcast to ``shape``.
+    """
+    return _gamma("gamma", key, a, shape, dtype, False)
+
+
+def loggamma(key, a, shape=None, dtype=np.float64):
+    """The logarithms of :func:`gamma` samples, computed in log space
+    (accurate where tiny ``a`` makes the samples underflow), as
+    ``jax.random.loggamma``; same parameters, and ``exp(loggamma(key, a))``
+    equals ``gamma(key, a)`` up to rounding."""
+    return _gamma("loggamma", key, a, shape, dtype, True)
+
+
+def beta(key, a, b, shape=None, dtype=np.float64):
+    """Beta samples (density ``x**(a-1) (1-x)**(b-1) / B(a, b)``), as
+    ``jax.random.beta``: ``G_a / (G_a + G_b)`` for independent gamma samples,
+    drawn in log space with keys ``split(key)`` and normalized by their
+    maximum so tiny ``a``, ``b`` keep precision.
+
+    Parameters
+    ----------
+    key : uint32 array, shape (2,)
+    a, b : array_like or tracer
+        Positive shape parameters, broadcastable to ``shape`` (default their
+        broadcast shape); negative ones give NaN.
+    dtype : float32 or float64
+
+    Returns
+    -------
+    array of ``dtype`` and ``shape`` in [0, 1]; differentiable in ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` does not broadcast to ``shape``.
+    """
+    key = _check_key("beta", key)
+    dtype = _float_dtype("beta", dtype)
+    a, b = _param("beta", a, dtype), _param("beta", b, dtype)
+    shape = _check_broadcast("beta", shape, a, b)
+    key_a, key_b = split(key)
+    log_a = loggamma(key_a, tnp.broadcast_to(a, shape), shape, dtype)
+    log_b = loggamma(key_b, tnp.broadcast_to(b, shape), shape, dtype)
+    log_max = tnp.maximum(log_a, log_b)
+    ga, gb = tnp.exp(log_a - log_max), tnp.exp(log_b - log_max)
+    return ga / (ga + gb)
+
+
+def dirichlet(key, alpha, shape=None, dtype=np.float64):
+    """Dirichlet samples, as ``jax.random.dirichlet``: the softmax over the
+    last axis of log-space gamma samples of ``alpha``.
+
+    Parameters
+    ----------
+    key : uint32 array, shape (2,)
+    alpha : array_like or tracer of shape (..., k), k >= 1
+        Positive concentrations (negative ones give NaN).
+    shape : tuple of ints, optional
+        The batch shape, to which ``alpha.shape[:-1]`` must broadcast
+        (default ``alpha.shape[:-1]``).
+    dtype : float32 or float64
+
+    Returns
+    -------
+    array of ``dtype`` and shape ``shape + (k,)``, summing to 1 over the last
+    axis; differentiable in ``alpha``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` has rank 0 or its batch shape does not broadcast to ``shape``.
+    """
+    key = _check_key("dirichlet", key)
+    dtype = _float_dtype("dirichlet", dtype)
+    alpha = _param("dirichlet", alpha, dtype)
+    if alpha.ndim < 1:
+        raise ValueError("random.dirichlet needs alpha of shape (..., k) (rank >= 1), got "
+                         "a scalar")
+    batch = tuple(alpha.shape[:-1])
+    if shape is None:
+        shape = batch
+    else:
+        shape = _shape("dirichlet", shape)
+        try:
+            ok = np.broadcast_shapes(shape, batch) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"random.dirichlet: shape {shape} is incompatible with alpha's "
+                             f"batch shape {batch}: it must broadcast to shape")
+    full = shape + tuple(alpha.shape[-1:])
+    log_g = loggamma(key, alpha, full, dtype)
+    e = tnp.exp(log_g - ops.stop_gradient(tnp.max(log_g, axis=-1, keepdims=True)))
+    return e / tnp.sum(e, axis=-1, keepdims=True)
+
+
+def poisson(key, lam, shape=None, dtype=np.int64):
+    """Poisson samples of rate ``lam``, as ``jax.random.poisson``: Knuth's
+    multiplication method for ``lam < 10``, Hormann's transformed rejection
+    ("The transformed rejection method for generating Poisson random
+    variables", 1993) above; ``lam`` is rounded to float32 first, as in JAX,
+    and the same keys and counters give JAX's integers.
+
+    Parameters
+    ----------
+    key : uint32 array, shape (2,)
+    lam : array_like or tracer
+        Rates ``>= 0``, broadcastable to ``shape`` (default ``lam``'s shape).
+        ``lam = 0`` gives 0; a negative or NaN rate gives -1 (as JAX's does).
+    dtype : integer dtype
+
+    Returns
+    -------
+    array of ``dtype`` and ``shape`` (no derivative)
+
+    Raises
+    ------
+    TypeError
+        For a non-integer ``dtype`` or a bad key.
+    ValueError
+        If ``lam`` does not broadcast to ``shape``.
+    """
+    key = _check_key("poisson", key)
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise TypeError(f"random.poisson samples integers, got dtype {dtype}")
+    lam = _param("poisson", lam, np.float32)
+    shape = _check_broadcast("poisson", shape, lam)
+    if tuple(lam.shape) != shape:
+        lam = tnp.broadcast_to(lam, shape)
+    return _rp.random_poisson(key, lam, dtype)
