@@ -326,3 +326,214 @@ def test_erf_inv_without_scipy_matches_scipy():
     x32 = np.linspace(-0.999, 0.999, 2001, dtype=np.float32)
     assert erf_inv_numpy(x32).dtype == np.float32
     np.testing.assert_allclose(erf_inv_numpy(x32), sp.erfinv(x32), rtol=3e-7)
+
+
+# --------------------------------------------------------------------------
+# gamma, loggamma, beta, dirichlet, poisson
+
+GAMMA_A = np.array([0.01, 0.3, 0.9, 1.0, 2.5, 7.0, 60.0, 1e4, -0.2, -1.0])
+
+
+@pytest.mark.parametrize("seed", SEEDS[1:3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gamma_family_matches_jax(jr, seed, dtype):
+    k, jk = R.PRNGKey(seed), jr.PRNGKey(seed)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    a = GAMMA_A.astype(dtype)
+    for ours, theirs in [
+        (R.gamma(k, a, dtype=dtype), jr.gamma(jk, a, dtype=dtype)),
+        (R.gamma(k, a[1:8], (3, 7), dtype), jr.gamma(jk, a[1:8], (3, 7), dtype)),
+        (R.loggamma(k, a, dtype=dtype), jr.loggamma(jk, a, dtype=dtype)),
+        (R.beta(k, a[:8], a[7::-1], dtype=dtype), jr.beta(jk, a[:8], a[7::-1], dtype=dtype)),
+        (R.dirichlet(k, a[:4], dtype=dtype), jr.dirichlet(jk, a[:4], dtype=dtype)),
+    ]:
+        theirs = np.asarray(theirs)
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_poisson_matches_jax(jr, seed):
+    k, jk = R.PRNGKey(seed), jr.PRNGKey(seed)
+    lam = np.array([0.0, 0.5, 3.0, 9.99, 10.0, 27.0, 450.0, 1e6, -1.0, np.nan])
+    _same(R.poisson(k, lam), jr.poisson(jk, lam))
+    _same(R.poisson(k, lam[1:7], (4, 6), np.int32), jr.poisson(jk, lam[1:7], (4, 6), np.int32))
+    _same(R.poisson(k, 4.0, (50,)), jr.poisson(jk, 4.0, (50,)))
+
+
+def test_gamma_derivative_matches_jax(jr):
+    jax = pytest.importorskip("jax")
+    k, jk = R.PRNGKey(11), jr.PRNGKey(11)
+    a = np.array([0.05, 0.4, 1.0, 3.0, 40.0, 2e4])
+    b = np.array([2.0, 0.7, 5.0, 1.5, 3.0, 0.2])
+    np.testing.assert_allclose(tg.grad(lambda x: tnp.sum(R.gamma(k, x)))(a),
+                               jax.grad(lambda x: jr.gamma(jk, x).sum())(a), rtol=1e-7)
+    w = np.arange(3.0)
+    np.testing.assert_allclose(
+        tg.grad(lambda x, y: tnp.sum(R.beta(k, x, y)), argnums=(0, 1))(a, b),
+        jax.grad(lambda x, y: jr.beta(jk, x, y).sum(), argnums=(0, 1))(a, b), rtol=1e-6)
+    np.testing.assert_allclose(
+        tg.grad(lambda x: tnp.sum(R.dirichlet(k, x) * w))(a[1:4]),
+        jax.grad(lambda x: (jr.dirichlet(jk, x) * w).sum())(a[1:4]), rtol=1e-6)
+
+
+def test_gamma_derivative_is_implicit_reparameterization():
+    # x(a) = F^-1(u; a) at fixed u: d/da F(x(a); a) = 0, checked with SciPy's cdf
+    special = pytest.importorskip("scipy.special")
+    k = R.PRNGKey(2)
+    a = np.array([0.3, 1.7, 12.0])
+    x = R.gamma(k, a)
+    dx = tg.jvp(lambda t: R.gamma(k, t), (a,), (np.ones(3),))[1]
+    h = 1e-6
+    u0 = special.gammainc(a, x)
+    u1 = special.gammainc(a + h, x + h * dx)
+    np.testing.assert_allclose(u1, u0, rtol=0, atol=1e-10)
+    # (not the derivative of the rejection algorithm's output, so no finite
+    # differences): forward and reverse mode agree, <v, J u> = <J^T v, u>
+    for f in (lambda t: R.gamma(k, t), lambda t: R.beta(k, t, 2.0),
+              lambda t: R.dirichlet(k, t)):
+        u = np.array([0.3, -1.2, 0.8])
+        y, jv = tg.jvp(f, (a,), (u,))
+        v = np.linspace(-1.0, 2.0, y.size).reshape(y.shape)
+        (vj,) = tg.vjp(f, a)[1](v)
+        np.testing.assert_allclose(np.sum(v * jv), np.sum(vj * u), rtol=1e-12)
+
+
+N_STAT = 20000
+
+
+def _moments_ok(x, mean, var):
+    """Sample mean and variance within 5 standard errors of the exact ones
+    (the variance's standard error from the fourth moment, estimated)."""
+    x = np.asarray(x, np.float64)
+    n = x.size
+    assert abs(x.mean() - mean) < 5 * np.sqrt(var / n), (x.mean(), mean)
+    m4 = np.mean((x - x.mean()) ** 4)
+    assert abs(x.var() - var) < 5 * np.sqrt(max(m4 - var ** 2, 1e-300) / n), (x.var(), var)
+
+
+def _ks_ok(x, cdf):
+    """Kolmogorov-Smirnov distance below the 0.1 % critical value 1.95 / sqrt(n)."""
+    x = np.sort(np.asarray(x, np.float64))
+    n = x.size
+    f = cdf(x)
+    d = max(np.max(np.arange(1, n + 1) / n - f), np.max(f - np.arange(n) / n))
+    assert d < 1.95 / np.sqrt(n), d
+
+
+@pytest.mark.parametrize("a", [0.2, 1.0, 3.5, 400.0])
+def test_gamma_distribution(a):
+    x = R.gamma(R.PRNGKey(3), a, (N_STAT,))
+    assert x.shape == (N_STAT,) and x.dtype == np.float64 and np.all(x >= 0)
+    _moments_ok(x, a, a)
+    special = pytest.importorskip("scipy.special")
+    _ks_ok(x, lambda t: special.gammainc(a, t))
+
+
+def test_loggamma_tiny_a():
+    # a = 1e-3: most gamma samples underflow; log space keeps them
+    a = 1e-3
+    lg = R.loggamma(R.PRNGKey(4), a, (N_STAT,))
+    assert np.all(np.isfinite(lg))
+    g = R.gamma(R.PRNGKey(4), a, (N_STAT,))
+    assert np.mean(g == 0) > 0.3
+    # E[log G] = digamma(a) (about -1000.42 for a = 1e-3)
+    digamma = -1.0 / a - 0.5772156649015329 + (np.pi ** 2 / 6) * a
+    sd = np.sqrt(np.pi ** 2 / 6 + 1.0 / a ** 2)  # sqrt(trigamma(a)), to first order
+    assert abs(lg.mean() - digamma) < 5 * sd / np.sqrt(N_STAT)
+    special = pytest.importorskip("scipy.special")
+    # (where exp(t) underflows, P(a, x) = x**a / Gamma(a + 1) to 1e-300 relative)
+    _ks_ok(lg, lambda t: np.where(t > -600, special.gammainc(a, np.exp(np.maximum(t, -600))),
+                                  np.exp(a * t - special.gammaln(a + 1))))
+
+
+def test_beta_distribution():
+    a, b = 0.7, 2.5
+    x = R.beta(R.PRNGKey(5), a, b, (N_STAT,))
+    assert np.all((x >= 0) & (x <= 1))
+    _moments_ok(x, a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1)))
+    special = pytest.importorskip("scipy.special")
+    _ks_ok(x, lambda t: special.betainc(a, b, t))
+
+
+def test_dirichlet_distribution():
+    alpha = np.array([0.5, 2.0, 4.5])
+    x = R.dirichlet(R.PRNGKey(6), alpha, (N_STAT,))
+    assert x.shape == (N_STAT, 3)
+    np.testing.assert_allclose(x.sum(-1), 1.0, rtol=1e-12)
+    s = alpha.sum()
+    for i in range(3):  # each coordinate is Beta(alpha_i, s - alpha_i)
+        m = alpha[i] / s
+        _moments_ok(x[:, i], m, m * (1 - m) / (s + 1))
+    special = pytest.importorskip("scipy.special")
+    _ks_ok(x[:, 0], lambda t: special.betainc(alpha[0], s - alpha[0], t))
+
+
+@pytest.mark.parametrize("lam", [0.3, 4.0, 9.5, 10.0, 35.0, 2000.0])
+def test_poisson_distribution(lam):
+    x = R.poisson(R.PRNGKey(7), lam, (N_STAT,))
+    assert x.dtype == np.int64 and np.all(x >= 0)
+    _moments_ok(x, lam, lam)
+    if lam < 50:  # chi-square-free check: the frequencies of the likeliest values
+        special = pytest.importorskip("scipy.special")
+        for v in range(max(0, int(lam) - 2), int(lam) + 3):
+            p = special.pdtr(v, lam) - (special.pdtr(v - 1, lam) if v > 0 else 0.0)
+            assert abs(np.mean(x == v) - p) < 5 * np.sqrt(p * (1 - p) / N_STAT)
+
+
+def test_sampler_edge_values():
+    k = R.PRNGKey(8)
+    assert np.all(R.poisson(k, 0.0, (100,)) == 0)
+    assert np.all(np.isnan(R.gamma(k, np.array([-1.0, -5.0, np.nan]))))
+    assert np.all(np.isnan(R.beta(k, np.array([-2.0, 1.0]), np.array([1.0, -2.0]))))
+    assert np.all(np.isnan(R.dirichlet(k, np.array([-2.0, 1.0]))))
+    assert np.all(R.poisson(k, np.array([-1.0, np.nan])) == -1)  # as JAX gives
+    # huge a: the sample is within a few sqrt(a) of a
+    big = R.gamma(k, 1e12, (50,))
+    assert np.all(np.abs(big - 1e12) < 6e6)
+    assert R.gamma(k, 2.0, (3,), np.float32).dtype == np.float32
+    assert R.poisson(k, 2.0, (3,), np.int32).dtype == np.int32
+    assert R.gamma(k, np.ones((2, 0))).shape == (2, 0)
+
+
+def test_sampler_errors():
+    k = R.PRNGKey(9)
+    with pytest.raises(ValueError, match="incompatible"):
+        R.gamma(k, np.ones(3), (4,))
+    with pytest.raises(ValueError, match="incompatible"):
+        R.beta(k, np.ones(3), 1.0, (2, 4))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        R.beta(k, np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="rank >= 1"):
+        R.dirichlet(k, 1.0)
+    with pytest.raises(ValueError, match="incompatible"):
+        R.dirichlet(k, np.ones((2, 3)), (4,))
+    with pytest.raises(ValueError, match="incompatible"):
+        R.poisson(k, np.ones(3), (2,))
+    with pytest.raises(TypeError, match="integers"):
+        R.poisson(k, 1.0, dtype=np.float64)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        R.gamma(k, 1.0, dtype=np.int64)
+    with pytest.raises(TypeError, match="one key"):
+        R.gamma(R.split(k), 1.0)
+
+
+def test_samplers_under_transforms():
+    k = R.PRNGKey(10)
+    keys = R.split(k, 3)
+    a = np.array([0.5, 2.0, 9.0, 30.0])
+    fns = [lambda kk, x: R.gamma(kk, x), lambda kk, x: R.beta(kk, x, 1.5),
+           lambda kk, x: R.dirichlet(kk, x), lambda kk, x: R.poisson(kk, x),
+           lambda kk, x: R.loggamma(kk, x, (2, 4))]
+    for f in fns:
+        loop = np.stack([f(kk, a) for kk in keys])
+        np.testing.assert_array_equal(tg.vmap(f, in_axes=(0, None))(keys, a), loop)
+        np.testing.assert_array_equal(tg.jit(f)(k, a), f(k, a))
+    per_a = np.stack([R.gamma(kk, x) for kk, x in zip(keys, a[:3])])
+    np.testing.assert_array_equal(tg.vmap(lambda kk, x: R.gamma(kk, x))(keys, a[:3]), per_a)
+    jaxpr = str(tg.make_jaxpr(lambda kk: R.poisson(kk, 3.0, (2,)))(k))
+    assert "random_poisson" in jaxpr
+    # vmap of the derivative in a equals the loop
+    g = tg.vmap(tg.grad(lambda x, kk: tnp.sum(R.gamma(kk, x))), in_axes=(None, 0))(a, keys)
+    np.testing.assert_allclose(
+        g, np.stack([tg.grad(lambda x: tnp.sum(R.gamma(kk, x)))(a) for kk in keys]))

@@ -442,6 +442,10 @@ case(
 )
 case("uint_xor", V([words(3, 4), words(4)], {}, U32), V([ties(5), ties(5)], {}, (I64, BOOL)))
 case("erf_inv", V([unit(3, 4)], {}, F))
+case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
+     V([words(2), pos(2, 3)], {"log_space": True}, F))
+case("random_gamma_grad", V([pos(3), pos(3)], {}, F))
+case("random_poisson", V([words(2), real(4, lo=0.0, hi=30.0)], {"dtype": I64}, (F32,)))
 
 # linear algebra
 case(

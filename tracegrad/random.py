@@ -19,7 +19,10 @@ JAX these tests run against).  So ``PRNGKey``, ``split``, ``fold_in``,
 bit on the same key, shape and dtype; ``normal``, ``truncated_normal``,
 ``exponential``, ``laplace``, ``logistic``, ``gumbel`` and
 ``multivariate_normal`` agree to a few ulps (their ``erfinv``, ``log`` and
-``log1p`` are SciPy's and NumPy's, not XLA's).  The samplers are written
+``log1p`` are SciPy's and NumPy's, not XLA's), and so do ``gamma``,
+``loggamma``, ``beta``, ``dirichlet`` (rejection samplers run as one
+primitive each, :mod:`tracegrad.primitives.random`) and ``poisson``
+(integers equal to JAX's).  The samplers are written
 with primitives, so they stage under :func:`tracegrad.jit`, batch over keys
 under :func:`tracegrad.vmap`, and differentiate in their real parameters
 (``minval``/``maxval``, ``lower``/``upper``, ``mean``/``cov``); a sample is
