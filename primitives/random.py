@@ -16,7 +16,9 @@ from . import ops
 from .batching import batch_size, bdim_to_front, defbatch_elementwise
 from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp
 
-__all__ = ["threefry2x32", "uint_xor", "erf_inv", "random_gamma", "random_gamma_grad", "random_poisson"]
+# (the keyed samplers random_gamma, random_gamma_grad and random_poisson are used
+# by tracegrad.random only, so they are not re-exported by ops)
+__all__ = ["threefry2x32", "uint_xor", "erf_inv"]
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
