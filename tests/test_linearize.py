@@ -163,10 +163,24 @@ def test_linear_transpose_table():
     (lambda x: x + 1.0, "add"),
     (lambda x: tnp.exp(2.0 * x), "exp"),
     (lambda x: (x > 0) * x, "gt"),
+    (lambda x: tnp.where(np.array([True, False, True]), x, 1.0), "select"),
 ])
 def test_linear_transpose_rejects_nonlinear(f, prim):
     with pytest.raises(TypeError, match=f"primitive '{prim}'"):
         tg.linear_transpose(f, _r(3))
+
+
+def test_linear_transpose_edge_cases():
+    c = np.array([True, False, True])
+    f_t = tg.linear_transpose(lambda x: tnp.where(c, x, 0.0) * 2.0, _r(3))
+    np.testing.assert_array_equal(f_t(np.ones(3))[0], [2.0, 0.0, 2.0])
+    f_t = tg.linear_transpose(lambda x: x[np.array([2, 0, 2])], _r(3))
+    np.testing.assert_array_equal(f_t(np.array([1.0, 2.0, 3.0]))[0], [2.0, 0.0, 4.0])
+    with pytest.raises(TypeError, match="constant output"):
+        tg.linear_transpose(lambda x: (x, np.ones(2)), _r(3))
+    # a zero output that does not depend on the input is linear
+    f_t = tg.linear_transpose(lambda x: (x, np.zeros(2)), _r(3))
+    np.testing.assert_array_equal(f_t((np.ones(3), np.ones(2)))[0], np.ones(3))
 
 
 def test_errors():

@@ -148,13 +148,14 @@ def linearize(fun, *primals):
     return tree_unflatten(out_tree, primals_out), f_jvp
 
 
-def _nonlinear_use(eqn, linear_mask):
+def _nonlinear_use(eqn, linear_mask, values):
     """Why ``eqn`` is not linear in its inputs flagged by ``linear_mask``
     (a string), or None if it is.
 
     The primitive is affine in those inputs when its JVP's tangent output
     does not depend on their primal values: the JVP rule is staged with
-    every input and tangent as an IR input and the dependence read off.
+    those inputs and their tangents as IR inputs (the other operands are
+    their concrete ``values``) and the dependence read off the result.
     """
     prim = eqn.primitive
     if not prim.differentiable:
@@ -162,20 +163,17 @@ def _nonlinear_use(eqn, linear_mask):
     if prim.jvp is None:
         return "it has no JVP rule"
     with new_trace(StagingTrace) as st:
-        primal_in = [a.val if isinstance(a, Literal) else st.new_arg(a.aval, a.weak_type)
-                     for a in eqn.invars]
-        tangent_in = [st.new_arg(eqn.invars[i].aval) if lin else None
-                      for i, lin in enumerate(linear_mask)]
+        primal_in = [st.new_arg(a.aval, a.weak_type) if lin else v
+                     for a, lin, v in zip(eqn.invars, linear_mask, values)]
+        tangent_in = [st.new_arg(a.aval) if lin else None
+                      for a, lin in zip(eqn.invars, linear_mask)]
         try:
             _, t_out = prim.jvp(primal_in, tangent_in, **eqn.params)
         except ConcretizationTypeError:
-            return "its JVP rule needs concrete values"
+            return "its JVP rule needs the value of that input"
         t_out = list(t_out) if prim.multiple_results else [t_out]
         closed = st.to_jaxpr([t for t in t_out if t is not None])
-    watched = {st_var for st_var, lin in zip(
-        [p.var if isinstance(p, StagingTracer) else None for p in primal_in], linear_mask)
-        if lin and st_var is not None}
-    depends = set(watched)
+    depends = {p.var for p, lin in zip(primal_in, linear_mask) if lin}
     for e in closed.jaxpr.eqns:
         if any(not isinstance(a, Literal) and a in depends for a in e.invars):
             depends.update(e.outvars)
@@ -196,18 +194,16 @@ def _linearity_error(eqn, k, why):
 
 
 def _check_linear(closed):
-    """Raise TypeError naming the first equation that makes ``closed`` non-linear."""
+    """Raise TypeError naming the first equation that makes ``closed`` non-linear.
+
+    Walks the IR once, evaluating it at zero inputs: a value that does not
+    depend on the inputs is then exact (it is what the JVP check of an
+    equation gets for its other operands), and an equation that is linear
+    in its input-dependent operands but gives a non-zero result from zero
+    ones adds a constant.
+    """
     jaxpr = closed.jaxpr
     linear = set(jaxpr.invars)
-    for k, eqn in enumerate(jaxpr.eqns):
-        mask = [not isinstance(a, Literal) and a in linear for a in eqn.invars]
-        if not any(mask):
-            continue
-        why = _nonlinear_use(eqn, mask)
-        if why is not None:
-            raise _linearity_error(eqn, k, why)
-        linear.update(eqn.outvars)
-    # affine but not linear: an offset shows as a non-zero value at zero
     env = {v: c for v, c in zip(jaxpr.constvars, closed.consts)}
     for v in jaxpr.invars:
         env[v] = np.zeros(v.aval.shape, v.aval.dtype)
@@ -216,25 +212,28 @@ def _check_linear(closed):
         return a.val if isinstance(a, Literal) else env[a]
 
     for k, eqn in enumerate(jaxpr.eqns):
-        out = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
+        mask = [not isinstance(a, Literal) and a in linear for a in eqn.invars]
+        values = [read(a) for a in eqn.invars]
+        if any(mask):
+            why = _nonlinear_use(eqn, mask, values)
+            if why is not None:
+                raise _linearity_error(eqn, k, why)
+        out = eqn.primitive.bind(*values, **eqn.params)
         out = list(out) if eqn.primitive.multiple_results else [out]
         for v, o in zip(eqn.outvars, out):
             env[v] = o
-        lin_in = [a for a in eqn.invars if not isinstance(a, Literal) and a in linear]
-        if lin_in and all(not np.any(np.asarray(env[a])) for a in lin_in) and any(
-                np.any(np.asarray(o)) for o in out):
-            raise _linearity_error(
-                eqn, k, "it adds a term that does not depend on the inputs (a constant "
-                "offset: the function is affine, not linear)")
+        if any(mask):
+            linear.update(eqn.outvars)
+            if any(np.any(np.asarray(o)) for o in out):
+                raise _linearity_error(
+                    eqn, k, "it adds a term that does not depend on the inputs (a constant "
+                    "offset: the function is affine, not linear)")
     for a in jaxpr.outvars:
-        if not isinstance(a, Literal) and a not in linear and np.any(np.asarray(read(a))):
-            raise TypeError(
-                "linear_transpose: fun is not linear: an output does not depend on the "
-                "inputs and is not zero.")
-        if isinstance(a, Literal) and a.val:
-            raise TypeError(
-                "linear_transpose: fun is not linear: an output is the constant "
-                f"{a.val!r}.")
+        if isinstance(a, Literal) or a not in linear:
+            if np.any(np.asarray(read(a))):
+                raise TypeError(
+                    "linear_transpose: fun is not linear: an output does not depend on the "
+                    "inputs and is not zero (a constant output).")
 
 
 def linear_transpose(fun, *primals):
