@@ -195,3 +195,46 @@ def test_staged_scatter_with_repeated_indices_matches_eager():
 
     v = np.array([1.0, 2.0, 3.0])
     np.testing.assert_array_equal(tg.jit(tg.grad(h))(v, idx), tg.grad(h)(v, idx))
+
+
+# ---------------------------------------------------------------------------
+# carry types are loop-invariant (JAX raises TypeError for the same programs)
+
+def _carry_dtype_change(c, x):
+    return {"h": c["h"].astype(np.float32) + x, "n": c["n"]}, x
+
+
+def _carry_shape_change(c, x):
+    return {"h": tg.numpy.concatenate([c["h"], c["h"]]), "n": c["n"]}, x
+
+
+@pytest.mark.parametrize("body, word", [(_carry_dtype_change, "dtypes"),
+                                        (_carry_shape_change, "shapes")])
+def test_scan_carry_type_change_names_leaf(body, word):
+    init = {"h": np.zeros(2), "n": np.array(0)}
+    xs = np.ones((3, 2), np.float32)
+    with pytest.raises(TypeError, match=rf"same {word}; leaf \['h'\]"):
+        tg.lax.scan(body, init, xs)
+
+
+def test_carry_type_change_is_an_error_in_jax_too():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    init = {"h": np.zeros(2), "n": np.array(0)}
+    with pytest.raises(TypeError):
+        jax.lax.scan(lambda c, x: ({"h": c["h"].astype(np.float32) + x, "n": c["n"]}, x),
+                     init, np.ones((3, 2), np.float32))
+
+
+def test_while_and_fori_carry_dtype_change():
+    with pytest.raises(TypeError, match=r"while_loop.*same dtypes; leaf \[1\]"):
+        tg.lax.while_loop(lambda v: v[0] < 3, lambda v: (v[0] + 1, v[1].astype(np.int32)),
+                          (0, np.array(1.0)))
+    with pytest.raises(TypeError, match=r"fori_loop.*same dtypes; leaf \(the whole value\)"):
+        tg.lax.fori_loop(0, 3, lambda i, v: v.astype(np.float32), np.array(1.0))
+
+
+def test_weak_python_scalar_carry_is_not_a_dtype_change():
+    # init 0.0 (a Python float, weakly typed) meeting float32 steps is accepted, as in JAX
+    c, _ = tg.lax.scan(lambda c, x: (c + x, None), 0.0, np.ones(3, np.float32))
+    assert float(c) == 3.0

@@ -27,7 +27,8 @@ from . import numpy as tnp
 from .core import concrete_value, dtype_of, is_concrete
 from .interpreters.batching import example_values, has_values
 from .transforms import stop_gradient
-from .tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from .tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_map,
+                        tree_structure, tree_unflatten)
 
 __all__ = [
     "cond", "switch", "select", "fori_loop", "while_loop", "scan", "map",
@@ -37,12 +38,27 @@ __all__ = [
 
 
 def _same_structure(a, b, what):
+    """``a`` and ``b`` (a carry before and after one step, or two branches'
+    outputs) must agree in pytree structure and in each leaf's shape and
+    dtype, as JAX requires; the error names the first leaf that differs
+    (its pytree path).  A Python scalar in ``a`` is weakly typed: only its
+    shape is checked, so ``init=0.0`` may meet a float32 output."""
     ta, tb = tree_structure(a), tree_structure(b)
     if ta != tb:
         raise TypeError(f"{what} must have the same pytree structure; got {ta} and {tb}")
-    for x, y in zip(tree_leaves(a), tree_leaves(b)):
+    for (path, x), y in zip(tree_flatten_with_path(a)[0], tree_leaves(b)):
+        leaf = keystr(path) or "(the whole value)"
         if tuple(np.shape(x)) != tuple(np.shape(y)):
-            raise TypeError(f"{what} must have the same shapes; got {np.shape(x)} and {np.shape(y)}")
+            raise TypeError(
+                f"{what} must have the same shapes; leaf {leaf} has shape {np.shape(x)} "
+                f"before and {np.shape(y)} after (keep the carry's shape fixed: pad it, or "
+                "stack per-step values as scan's ys instead)")
+        weak = isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+        if not weak and np.dtype(dtype_of(x)) != np.dtype(dtype_of(y)):
+            raise TypeError(
+                f"{what} must have the same dtypes; leaf {leaf} has dtype "
+                f"{np.dtype(dtype_of(x)).name} before and {np.dtype(dtype_of(y)).name} after "
+                "(cast the initial value or the function's result with .astype)")
 
 
 def select(pred, on_true, on_false):
