@@ -354,8 +354,8 @@ class _Body:
                     a = acc_names[v] = f"s_{self.array(v)}"
                     out.append(f"{a} = {_dtype_src(acc_dt)}({rule.init})")
                 else:
-                    out.append(f"{self.array(v)} = np.full({v.aval.shape!r}, {rule.init}, "
-                               f"{_dtype_src(dt)})")
+                    out.append(f"{self.array(v)} = np.empty({v.aval.shape!r}, {_dtype_src(dt)})")
+                    out.append(f"{self.array(v)}[...] = {rule.init}")
             if checks and not exact:
                 out.append("n_bad = 0")
             rank = len(c.shape)
@@ -570,11 +570,12 @@ def compile_program(closed, *, blas=None):
     eqns = live_eqns(jaxpr)
     segs = _segments(eqns, blas)
     # an ArrayOp may decline (returns None): such equations run their impl
-    py_ns = {"np": np}
+    py_ns = {"np": np, "asarray": np.asarray, "contiguous": np.ascontiguousarray}
     ctx_ns = dict(codegen_math.NAMESPACE)
     ctx_ns["numba"] = numba
     ctx = EmitContext(ctx_ns, blas)
     ctx._taken.update(ctx_ns)
+    ctx._taken.update(("asarray", "contiguous"))
     drv_names = {}
 
     def dname(v):
@@ -612,8 +613,7 @@ def compile_program(closed, *, blas=None):
             lines = body.emit_all()
             fname = f"segment{k}"
             head = [f"def {fname}({', '.join(names[a] for a in params)}):"]
-            head += [f"    {names[a]} = np.{'asarray' if a.aval.shape == () else 'ascontiguousarray'}"
-                     f"({names[a]})" for a in params]
+
             ret = ", ".join(body.array(v) for v in outs)
             src = "\n".join(head + ["    " + ln for ln in lines]
                             + [f"    return ({ret}{',' if len(outs) == 1 else ''})"]) + "\n"
@@ -627,7 +627,9 @@ def compile_program(closed, *, blas=None):
                 drv_names[v] = body.array(v) if v not in drv_names else drv_names[v]
             lhs = ", ".join(dname(v) for v in outs) + ("," if len(outs) == 1 else "")
             if outs:
-                driver.append(f"    {lhs} = {fname}({', '.join(dname(a) for a in params)})")
+                args = ", ".join(f"{'asarray' if a.aval.shape == () else 'contiguous'}({dname(a)})"
+                                 for a in params)
+                driver.append(f"    {lhs} = {fname}({args})")
         else:
             for eqn in seg:
                 driver.append(_impl_call(eqn, ctx, py_ns, dname))
