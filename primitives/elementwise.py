@@ -31,6 +31,7 @@ from .core import (
 from . import ops, vecmath
 from .batching import defbatch_elementwise, elementwise_batch_rule
 from .kernels import FLOAT_DTYPES, kernel
+from .lowering import Elementwise, float_only
 from .structural import convert_element_type, defvjp_broadcasting
 
 __all__ = [
@@ -117,10 +118,24 @@ def _def_fused_derivative(prim, fn, deriv, on_value=False):
     defvjp(prim, rule)
 
 
+# code generation (Primitive.lowering): the range check of the fast sine and cosine
+_TRIG_CHECK = "not (-TRIG_MAX <= {0} <= TRIG_MAX)"
+_TRIG_CHECK_1 = "not (-TRIG_MAX <= {1} <= TRIG_MAX)"
+
+
+def _not_bool(in_dtypes, out_dtype, params):
+    return out_dtype.kind != "b"
+
+
+def _float_operands(in_dtypes, out_dtype, params):
+    return all(d.kind == "f" for d in in_dtypes)
+
+
 # ==========================================================================
 # unary math
 
 neg_p = _primitive("neg", np.negative)
+neg_p.lowering = Elementwise("-{0}")
 neg_p.reads = ((), False)
 neg_p.torch_name = "NegBackward0"
 defjvp(neg_p, lambda g, ans, x: neg(g))
@@ -145,6 +160,7 @@ def _abs_unit(x):
 
 
 abs_p = _primitive("abs", np.abs)
+abs_p.lowering = Elementwise("abs({0})")
 abs_p.reads = ((0,), False)
 abs_p.torch_name = "AbsBackward0"
 # Real x: abs'(x) = sign(x), 0 at 0.  Complex x (a real result):
@@ -274,6 +290,7 @@ def complex(x, y):  # noqa: A001 - lax's name
 
 
 exp_p = _primitive("exp", np.exp, vecmath.exp)
+exp_p.lowering = Elementwise("fexp({0})", exact="math.exp({0})", accepts=float_only)
 exp_p.reads = ((), True)
 exp_p.torch_name = "ExpBackward0"
 _def_derivative(exp_p, lambda ans, x: ans)
@@ -295,6 +312,7 @@ def exp2(x):
 
 
 expm1_p = _primitive("expm1", np.expm1)
+expm1_p.lowering = Elementwise("math.expm1({0})", accepts=float_only)
 expm1_p.reads = ((), True)
 _def_fused_derivative(expm1_p, "expm1", lambda ans, x: add(ans, 1.0), on_value=True)
 
@@ -305,6 +323,7 @@ def expm1(x):
 
 
 log_p = _primitive("log", np.log)
+log_p.lowering = Elementwise("math.log({0})", accepts=float_only)
 log_p.reads = ((0,), False)
 log_p.torch_name = "LogBackward0"
 _def_derivative(log_p, lambda ans, x: reciprocal(x))
@@ -334,6 +353,7 @@ def log10(x):
 
 
 log1p_p = _primitive("log1p", np.log1p)
+log1p_p.lowering = Elementwise("math.log1p({0})", accepts=float_only)
 log1p_p.reads = ((0,), False)
 _def_fused_derivative(log1p_p, "log1p", lambda ans, x: reciprocal(add(x, 1.0)))
 
@@ -344,6 +364,7 @@ def log1p(x):
 
 
 sqrt_p = _primitive("sqrt", np.sqrt)
+sqrt_p.lowering = Elementwise("math.sqrt({0})", accepts=float_only)
 sqrt_p.reads = ((), True)
 sqrt_p.torch_name = "SqrtBackward0"
 _def_derivative(sqrt_p, lambda ans, x: div(0.5, ans))  # sqrt'(0) = inf
@@ -369,6 +390,7 @@ def cbrt(x):
 
 
 sin_p = _primitive("sin", np.sin, vecmath.sin)
+sin_p.lowering = Elementwise("fsin({0})", exact="math.sin({0})", check=_TRIG_CHECK, accepts=float_only)
 sin_p.reads = ((0,), False)
 sin_p.torch_name = "SinBackward0"
 defjvp(sin_p, lambda g, ans, x: sin_grad(g, x))
@@ -381,6 +403,7 @@ def sin(x):
 
 
 cos_p = _primitive("cos", np.cos, vecmath.cos)
+cos_p.lowering = Elementwise("fcos({0})", exact="math.cos({0})", check=_TRIG_CHECK, accepts=float_only)
 cos_p.reads = ((0,), False)
 cos_p.torch_name = "CosBackward0"
 defjvp(cos_p, lambda g, ans, x: cos_grad(g, x))
@@ -396,6 +419,8 @@ def cos(x):
 # to a tangent or cotangent, fused into one pass (primitives with own rules;
 # each is the other's derivative in x).
 sin_grad_p = _primitive("sin_grad", lambda g, x: g * np.cos(x), vecmath.sin_grad)
+sin_grad_p.lowering = Elementwise("{0} * fcos({1})", exact="{0} * math.cos({1})",
+                                check=_TRIG_CHECK_1, accepts=float_only)
 defjvp(
     sin_grad_p,
     lambda tg, ans, g, x: sin_grad(tg, x),
@@ -414,6 +439,8 @@ def sin_grad(g, x):
 
 
 cos_grad_p = _primitive("cos_grad", lambda g, x: -(g * np.sin(x)), vecmath.cos_grad)
+cos_grad_p.lowering = Elementwise("-({0} * fsin({1}))", exact="-({0} * math.sin({1}))",
+                                check=_TRIG_CHECK_1, accepts=float_only)
 defjvp(
     cos_grad_p,
     lambda tg, ans, g, x: cos_grad(tg, x),
@@ -432,6 +459,7 @@ def cos_grad(g, x):
 
 
 tan_p = _primitive("tan", np.tan)
+tan_p.lowering = Elementwise("math.tan({0})", accepts=float_only)
 _def_derivative(tan_p, lambda ans, x: add(1.0, mul(ans, ans)))
 
 
@@ -463,6 +491,7 @@ def arccos(x):
 
 
 arctan_p = _primitive("arctan", np.arctan)
+arctan_p.lowering = Elementwise("math.atan({0})", accepts=float_only)
 _def_fused_derivative(arctan_p, "arctan", lambda ans, x: reciprocal(add(1.0, mul(x, x))))
 
 
@@ -472,6 +501,7 @@ def arctan(x):
 
 
 sinh_p = _primitive("sinh", np.sinh)
+sinh_p.lowering = Elementwise("math.sinh({0})", accepts=float_only)
 _def_derivative(sinh_p, lambda ans, x: cosh(x))
 
 
@@ -481,6 +511,7 @@ def sinh(x):
 
 
 cosh_p = _primitive("cosh", np.cosh)
+cosh_p.lowering = Elementwise("math.cosh({0})", accepts=float_only)
 _def_derivative(cosh_p, lambda ans, x: sinh(x))
 
 
@@ -492,6 +523,7 @@ def cosh(x):
 # tanh: the derivative ``g * (1 - tanh(x)**2)`` is three passes in NumPy; it
 # runs as one fused kernel, ``tanh_grad``, a primitive with its own rules.
 tanh_p = _primitive("tanh", np.tanh, vecmath.tanh)
+tanh_p.lowering = Elementwise("ftanh({0})", exact="math.tanh({0})", accepts=float_only)
 tanh_p.reads = ((), True)
 tanh_p.torch_name = "TanhBackward0"
 defjvp(tanh_p, lambda g, ans, x: tanh_grad(g, ans))
@@ -510,6 +542,7 @@ def _tanh_grad_kernel(g, y, out):
 
 
 tanh_grad_p = Primitive("tanh_grad")
+tanh_grad_p.lowering = Elementwise("{0} * ({T}(1.0) - {1} * {1})", accepts=float_only)
 
 
 @tanh_grad_p.def_impl
@@ -592,7 +625,9 @@ def arctanh(x):
 # so they carry no derivative at all (outputs are constants to every trace).
 sign_p = def_nondifferentiable(_primitive("sign", np.sign))
 floor_p = def_nondifferentiable(_primitive("floor", np.floor))
+floor_p.lowering = Elementwise("np.floor({0})", accepts=float_only)
 ceil_p = def_nondifferentiable(_primitive("ceil", np.ceil))
+ceil_p.lowering = Elementwise("np.ceil({0})", accepts=float_only)
 round_p = def_nondifferentiable(_primitive("round", np.round))
 floor_divide_p = def_nondifferentiable(_primitive("floor_divide", np.floor_divide))
 
@@ -626,6 +661,7 @@ def floor_divide(x, y):
 # binary math (broadcasting)
 
 add_p = _primitive("add", np.add)
+add_p.lowering = Elementwise("{0} + {1}")
 add_p.reads = ((), False)
 add_p.torch_name = "AddBackward0"
 defjvp(add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
@@ -638,6 +674,7 @@ def add(x, y):
 
 
 sub_p = _primitive("sub", np.subtract)
+sub_p.lowering = Elementwise("{0} - {1}", accepts=_not_bool)
 sub_p.reads = ((), False)
 sub_p.torch_name = "SubBackward0"
 defjvp(sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: neg(g))
@@ -650,6 +687,7 @@ def sub(x, y):
 
 
 mul_p = _primitive("mul", np.multiply)
+mul_p.lowering = Elementwise("{0} * {1}")
 # d(x*y) = y dx + x dy: each side's rule reads the other operand only (x * 2
 # keeps nothing of x); ``has`` flags the differentiated arguments
 mul_p.reads = lambda has: (((1,) if has[0] else ()) + ((0,) if has[1] else ()), False)
@@ -666,6 +704,7 @@ def mul(x, y):
 
 
 div_p = _primitive("div", np.true_divide)
+div_p.lowering = Elementwise("{0} / {1}", accepts=float_only)
 # d(x/y) = dx / y - (x/y) dy / y: both rules read y, only y's reads the output
 div_p.reads = lambda has: ((1,), bool(has[1]))
 div_p.torch_name = "DivBackward0"
@@ -739,6 +778,7 @@ def _pow_rule_y(g, ans, x, y):
 
 
 pow_p = _primitive("pow", np.power)
+pow_p.lowering = Elementwise("{0} ** {1}", accepts=float_only)
 pow_p.torch_name = "PowBackward1"
 defjvp(pow_p, _pow_rule_x, _pow_rule_y)
 defvjp_broadcasting(pow_p, _pow_rule_x, _pow_rule_y)
@@ -758,6 +798,9 @@ def pow(x, y):  # noqa: A001 - NumPy's power
 integer_pow_p = Primitive("integer_pow")
 integer_pow_p.reads = ((0,), False)
 integer_pow_p.torch_name = "PowBackward0"
+integer_pow_p.lowering = Elementwise(
+    lambda x, *, T, y: f"{x} * {x}" if y == 2 else f"{x} ** {y}",
+    accepts=lambda ins, out, params: out.kind == "f" or params["y"] >= 0)
 
 
 @integer_pow_p.def_impl
@@ -829,6 +872,7 @@ def _tie_share(wins):
 
 
 maximum_p = _primitive("maximum", np.maximum)
+maximum_p.lowering = Elementwise("{0} if ({0} > {1} or {0} != {0}) else {1}")  # ties: {1}, as NumPy
 maximum_p.reads = ((0, 1), False)
 maximum_p.torch_name = "MaximumBackward0"
 defjvp(maximum_p, *_tie_share(lambda a, b: gt(a, b)))
@@ -841,6 +885,7 @@ def maximum(x, y):
 
 
 minimum_p = _primitive("minimum", np.minimum)
+minimum_p.lowering = Elementwise("{0} if ({0} < {1} or {0} != {0}) else {1}")  # ties: {1}, as NumPy
 minimum_p.reads = ((0, 1), False)
 minimum_p.torch_name = "MinimumBackward0"
 defjvp(minimum_p, *_tie_share(lambda a, b: lt(a, b)))
@@ -951,6 +996,7 @@ def logaddexp(x, y):
 # selection
 
 select_p = _primitive("select", np.where)
+select_p.lowering = Elementwise("{1} if {0} else {2}")
 select_p.reads = ((0,), False)
 select_p.torch_name = "WhereBackward0"
 defvjp_broadcasting(
@@ -1043,18 +1089,30 @@ def _nondiff(name, np_fn):
 
 
 eq_p = _nondiff("eq", np.equal)
+eq_p.lowering = Elementwise("{0} == {1}")
 ne_p = _nondiff("ne", np.not_equal)
+ne_p.lowering = Elementwise("{0} != {1}")
 lt_p = _nondiff("lt", np.less)
+lt_p.lowering = Elementwise("{0} < {1}")
 le_p = _nondiff("le", np.less_equal)
+le_p.lowering = Elementwise("{0} <= {1}")
 gt_p = _nondiff("gt", np.greater)
+gt_p.lowering = Elementwise("{0} > {1}")
 ge_p = _nondiff("ge", np.greater_equal)
+ge_p.lowering = Elementwise("{0} >= {1}")
 logical_and_p = _nondiff("logical_and", np.logical_and)
+logical_and_p.lowering = Elementwise("{0} != 0 and {1} != 0")
 logical_or_p = _nondiff("logical_or", np.logical_or)
+logical_or_p.lowering = Elementwise("{0} != 0 or {1} != 0")
 logical_xor_p = _nondiff("logical_xor", np.logical_xor)
 logical_not_p = _nondiff("logical_not", np.logical_not)
+logical_not_p.lowering = Elementwise("{0} == 0")
 isnan_p = _nondiff("isnan", np.isnan)
+isnan_p.lowering = Elementwise("{0} != {0}")
 isfinite_p = _nondiff("isfinite", np.isfinite)
+isfinite_p.lowering = Elementwise("abs({0}) < np.inf", accepts=_float_operands)
 isinf_p = _nondiff("isinf", np.isinf)
+isinf_p.lowering = Elementwise("abs({0}) == np.inf", accepts=_float_operands)
 
 
 def eq(x, y):
@@ -1126,6 +1184,7 @@ def isinf(x):
 # stop_gradient: identity on values, zero derivative under every transform
 
 stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p.lowering = Elementwise("{0}")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
 def_nondifferentiable(stop_gradient_p)

@@ -30,6 +30,7 @@ import numpy as np
 
 from .batching import elementwise_batch_rule, move_bdim
 from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
+from .lowering import ArrayOp
 from .elementwise import add, conj, div, eq, imag, mul, neg, real, select, sub
 from .structural import (
     concatenate,
@@ -194,6 +195,30 @@ def _fold_batch_into_columns(prim, a, b, db):
 matmul_p = Primitive("matmul")
 matmul_p.reads = ((0, 1), False)
 matmul_p.torch_name = "MmBackward0"
+
+
+_COMPILED_MATMUL_MAX = 1 << 18  # multiply-adds (a 64x64 @ 64x64 product)
+
+
+def _lower_matmul(ctx, eqn, operands, outputs):
+    """``a @ b`` through Numba's BLAS binding (needs SciPy: ``ctx.blas``), for
+    float32/float64 matrices and matrix-vector products of one dtype."""
+    a, b = eqn.invars
+    if not ctx.blas or not (hasattr(a, "count") and hasattr(b, "count")):
+        return None
+    if a.aval.dtype != b.aval.dtype or np.dtype(a.aval.dtype).kind != "f":
+        return None
+    ra, rb = len(a.aval.shape), len(b.aval.shape)
+    if (ra, rb) not in ((2, 2), (2, 1), (1, 2)) or 0 in a.aval.shape + b.aval.shape:
+        return None
+    # large products are BLAS-bound: NumPy's matmul from the driver costs the
+    # same and spares the compile of Numba's np.dot (about 1 s per signature)
+    if math.prod(a.aval.shape) * b.aval.shape[-1] > _COMPILED_MATMUL_MAX:
+        return None
+    return [f"{outputs[0]} = np.dot({operands[0]}, {operands[1]})"]
+
+
+matmul_p.lowering = ArrayOp(_lower_matmul)
 
 
 @matmul_p.def_impl

@@ -21,6 +21,7 @@ from .core import (
 )
 from .batching import defbatch_axes, defbatch_unary, move_bdim
 from .kernels import FLOAT_DTYPES, kernel
+from .lowering import ArrayOp, Elementwise, Reduction
 
 __all__ = [
     "reshape",
@@ -51,6 +52,15 @@ _pyslice = builtins.slice
 reshape_p = Primitive("reshape")
 reshape_p.reads = ((), False)
 reshape_p.torch_name = "ViewBackward0"
+
+
+def _lower_reshape(ctx, eqn, operands, outputs):
+    if not hasattr(eqn.invars[0], "count"):  # a literal operand: left to the impl
+        return None
+    return [f"{outputs[0]} = {operands[0]}.reshape({tuple(eqn.params['shape'])!r})"]
+
+
+reshape_p.lowering = ArrayOp(_lower_reshape)
 
 
 @reshape_p.def_impl
@@ -88,6 +98,30 @@ def reshape(x, shape):
 # --------------------------------------------------------------------------
 # transpose
 transpose_p = Primitive("transpose")
+
+
+def _lower_transpose(ctx, eqn, operands, outputs):
+    if not hasattr(eqn.invars[0], "count"):
+        return None
+    axes = tuple(eqn.params["axes"])
+    x, y = operands[0], outputs[0]
+    if axes == tuple(range(len(axes))):
+        return [f"{y} = {x}"]
+    # a copying loop (compiled code keeps every array C-contiguous; Numba's
+    # transpose with an axes tuple measured 4 s of compile time)
+    shape = tuple(eqn.outvars[0].aval.shape)
+    idx = [ctx.fresh("j") for _ in shape]
+    src = [None] * len(axes)
+    for d, a in enumerate(axes):
+        src[a] = idx[d]
+    lines = [f"{y} = np.empty({shape!r}, {ctx.dtype(eqn.outvars[0].aval.dtype)})"]
+    for d, n in enumerate(shape):
+        lines.append("    " * d + f"for {idx[d]} in range({n}):")
+    lines.append("    " * len(shape) + f"{y}[{', '.join(idx)}] = {x}[{', '.join(src)}]")
+    return lines
+
+
+transpose_p.lowering = ArrayOp(_lower_transpose)
 transpose_p.reads = ((), False)
 transpose_p.torch_name = "PermuteBackward0"
 
@@ -133,6 +167,7 @@ def transpose(x, axes):
 broadcast_to_p = Primitive("broadcast_to")
 broadcast_to_p.reads = ((), False)
 broadcast_to_p.torch_name = "ExpandBackward0"
+broadcast_to_p.lowering = Elementwise("{0}")  # the loop broadcasts its operands
 
 
 @broadcast_to_p.def_impl
@@ -173,6 +208,15 @@ def broadcast_to(x, shape):
 sum_to_shape_p = Primitive("sum_to_shape")
 sum_to_shape_p.reads = ((), False)
 sum_to_shape_p.torch_name = "SumToSizeBackward0"
+
+
+def _sum_to_shape_index(in_shape, out_shape, params):
+    lead = len(in_shape) - len(out_shape)
+    return [None if d < lead else "0" if out_shape[d - lead] == 1 and n != 1 else d - lead
+            for d, n in enumerate(in_shape)]
+
+
+sum_to_shape_p.lowering = Reduction(_sum_to_shape_index)
 
 
 def _sum_to_shape_axes(in_shape, shape):
@@ -248,6 +292,9 @@ def sum_to_shape(x, shape):
 # --------------------------------------------------------------------------
 # reduce_sum
 reduce_sum_p = Primitive("reduce_sum")
+reduce_sum_p.lowering = Reduction(
+    lambda in_shape, out_shape, params: [None if d in params["axes"] else d
+                                         for d in range(len(in_shape))])
 reduce_sum_p.reads = ((), False)
 reduce_sum_p.torch_name = "SumBackward1"
 
@@ -287,6 +334,9 @@ def reduce_sum(x, axes):
 convert_element_type_p = Primitive("convert_element_type")
 convert_element_type_p.reads = ((), False)
 convert_element_type_p.torch_name = "ToCopyBackward0"
+# (float to integer is left to the impl: NaN and out-of-range values differ)
+convert_element_type_p.lowering = Elementwise(
+    "{0}", accepts=lambda ins, out, params: not (ins[0].kind == "f" and out.kind in "iu"))
 
 
 @convert_element_type_p.def_impl

@@ -33,12 +33,13 @@ def loss(w, x, y):
 def test_values_and_gradients_equal_eager():
     rng = np.random.default_rng(0)
     w, x, y = rng.standard_normal(3), rng.standard_normal((5, 3)), rng.standard_normal(5)
-    np.testing.assert_allclose(tg.jit(loss)(w, x, y), loss(w, x, y), rtol=1e-15)
-    np.testing.assert_allclose(tg.jit(tg.grad(loss))(w, x, y), tg.grad(loss)(w, x, y), rtol=1e-14)
+    # (compiled loops round differently: fused multiply-adds, sums in loop order)
+    np.testing.assert_allclose(tg.jit(loss)(w, x, y), loss(w, x, y), rtol=1e-13)
+    np.testing.assert_allclose(tg.jit(tg.grad(loss))(w, x, y), tg.grad(loss)(w, x, y), rtol=1e-12)
     np.testing.assert_allclose(tg.jit(tg.hessian(loss))(w, x, y), tg.hessian(loss)(w, x, y),
-                               rtol=1e-13)
+                               rtol=1e-12)
     per_example = tg.vmap(tg.grad(loss), in_axes=(None, 0, 0))
-    np.testing.assert_allclose(tg.jit(per_example)(w, x, y), per_example(w, x, y), rtol=1e-14)
+    np.testing.assert_allclose(tg.jit(per_example)(w, x, y), per_example(w, x, y), rtol=1e-12)
 
 
 def test_second_call_does_not_trace_and_signature_changes_do():
@@ -117,11 +118,12 @@ def test_lower_shows_the_ir_and_the_driver():
     lowered = g.lower(np.ones(3), rng.standard_normal((5, 3)), rng.standard_normal(5))
     text = lowered.as_text()
     assert text.startswith("{ lambda") and "tanh_grad" in text
-    assert lowered.source.startswith("def run(")
+    assert "@numba.njit" in lowered.source and "\ndef run(" in lowered.source
     # the loss value itself is dead code in the gradient program: not run
     n_eqns = len(lowered.jaxpr.eqns)
-    n_calls = sum(1 for line in lowered.source.splitlines() if " = I" in line)
-    assert n_calls < n_eqns
+    n_stmts = sum(1 for line in lowered.source.splitlines()
+                  if "  # " in line and not line.lstrip().startswith("#"))
+    assert 0 < n_stmts < n_eqns
 
 
 def test_closed_over_arrays_and_errors():

@@ -231,8 +231,13 @@ def test_vmap_over_keys_and_jit_equal_eager(name):
     np.testing.assert_array_equal(got, loop)
     np.testing.assert_array_equal(tg.vmap(f, out_axes=1)(keys), np.moveaxis(loop, 0, 1))
     jf = tg.jit(f)
-    for k in keys[:2]:
-        np.testing.assert_array_equal(jf(k), f(k))
+    for k in keys[:2]:  # (compiled loops call the C library's log1p/exp: within a few ulp)
+        want = np.asarray(f(k))
+        assert np.asarray(jf(k)).dtype == want.dtype
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(jf(k), want, rtol=4 * np.finfo(want.dtype).eps, atol=0)
+        else:
+            np.testing.assert_array_equal(jf(k), want)
 
 
 def test_jit_stages_the_hash():

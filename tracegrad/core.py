@@ -446,6 +446,12 @@ class Primitive:
         (``"MulBackward0"``), shown as ``grad_fn`` where no PyTorch-level
         operation names the node.  None (default): the name is derived from
         ``name`` (``"log_sigmoid"`` -> ``"LogSigmoidBackward0"``).
+    lowering : object or None
+        How ``jit`` generates compiled code for this primitive: an
+        ``Elementwise``, ``Reduction`` or ``ArrayOp`` of
+        :mod:`tracegrad.primitives.lowering` (interface described in
+        :mod:`tracegrad.transforms.codegen`).  None (default): compiled
+        programs call ``impl`` from their Python driver.
     """
 
     __slots__ = (
@@ -459,6 +465,7 @@ class Primitive:
         "differentiable",
         "reads",
         "torch_name",
+        "lowering",
         "__weakref__",
     )
 
@@ -475,6 +482,7 @@ class Primitive:
         self.differentiable = True
         self.reads = READS_ALL
         self.torch_name = None
+        self.lowering = None
         registry[name] = self
 
     def bind(self, *args, **params):

@@ -4,16 +4,13 @@ The first call with a new *signature* -- the pytree structure of the
 arguments, each leaf's shape, dtype and weak type (Python scalars), and the
 values of the static arguments -- traces the function into the typed IR
 (:func:`tracegrad.make_jaxpr`'s), removes the equations no output needs, and
-generates a Python driver: one straight-line function calling each
-primitive's impl on local variables.  Later calls with the same signature
-run that driver directly: no tracing, no interpreter dispatch, no tracer
-objects, and under ``jit(grad(f))`` no recording of the backward pass (it is
-part of the program).
-
-This is the first stage of compilation: the driver removes the per-operation
-Python overhead of the transforms, but each primitive still runs its own
-impl (NumPy or a Numba kernel).  Fusing clusters of elementwise primitives
-into single Numba loops is the next stage.
+compiles it with :func:`tracegrad.transforms.codegen.compile_program`: fused
+Numba loop nests, one compiled function for the whole program when every
+primitive has a lowering, a thin Python driver calling impls between
+compiled segments otherwise.  Later calls with the same signature run that
+directly: no tracing, no interpreter dispatch, no tracer objects, and under
+``jit(grad(f))`` no recording of the backward pass (it is part of the
+program).
 
 Under an enclosing transform a jitted function binds the call primitive
 ``jit_call``, whose rules are jitted too: forward mode runs the compiled
@@ -27,7 +24,6 @@ jitted function that closes over a traced value of the enclosing transform
 """
 import functools
 import inspect
-import math
 
 import numpy as np
 
@@ -37,6 +33,7 @@ from ..interpreters.staging import Literal
 from ..tree_util import tree_flatten, tree_unflatten
 from .api import _jvp
 from .batching import vmap
+from .codegen import compile_program
 from .call import (EVAL, AllArgsVJP, batched_args, cotangent_list, is_float, vjp_in_floats,
                    zeros_of)
 from .staging import ShapeDtypeStruct, _is_python_scalar, _stage
@@ -52,7 +49,7 @@ class Lowered:
     jaxpr : ClosedJaxpr
         The staged program, as traced (before dead equations are removed).
     source : str
-        The generated driver's Python source.
+        The generated source: the Numba functions and the Python driver.
     """
 
     __slots__ = ("jaxpr", "source", "_fn", "_out_tree")
@@ -69,76 +66,6 @@ class Lowered:
 
     def __repr__(self):
         return f"Lowered(\n{self.as_text()}\n)"
-
-
-def _live_eqns(jaxpr):
-    """The equations some output depends on, in order (primitives are pure)."""
-    needed = {a for a in jaxpr.outvars if type(a) is not Literal}
-    keep = []
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in needed for v in eqn.outvars):
-            keep.append(eqn)
-            needed.update(a for a in eqn.invars if type(a) is not Literal)
-    keep.reverse()
-    return keep
-
-
-def _literal_source(val, namespace):
-    if isinstance(val, (bool, int)) or val is None:
-        return repr(val)
-    if isinstance(val, float) and math.isfinite(val) and not isinstance(val, np.generic):
-        return repr(val)
-    name = f"K{len(namespace)}"
-    namespace[name] = val
-    return name
-
-
-def generate_driver(closed):
-    """Python source and function running ``closed``'s live equations.
-
-    Parameters
-    ----------
-    closed : ClosedJaxpr
-
-    Returns
-    -------
-    (str, callable)
-        The source, and ``run(*args) -> list`` with the constants bound.
-    """
-    jaxpr = closed.jaxpr
-    namespace = {}
-    names = {}
-    count = iter(range(1 << 62))
-
-    def name(v):
-        if type(v) is Literal:
-            return _literal_source(v.val, namespace)
-        n = names.get(v)
-        if n is None:
-            n = names[v] = f"v{next(count)}"
-        return n
-
-    for k, (v, c) in enumerate(zip(jaxpr.constvars, closed.consts)):
-        namespace[f"C{k}"] = c
-        names[v] = f"C{k}"
-    params = ", ".join(name(v) for v in jaxpr.invars)
-    lines = [f"def run({params}):"]
-    for k, eqn in enumerate(_live_eqns(jaxpr)):
-        prim = eqn.primitive
-        namespace[f"I{k}"] = prim.impl
-        call = f"I{k}({', '.join(name(a) for a in eqn.invars)}"
-        if eqn.params:
-            namespace[f"P{k}"] = eqn.params
-            call += f"{', ' if eqn.invars else ''}**P{k}"
-        call += ")"
-        outs = ", ".join(name(v) for v in eqn.outvars)
-        if prim.multiple_results:
-            outs += "," if len(eqn.outvars) == 1 else ""
-        lines.append(f"    {outs} = {call}  # {prim.name}")
-    lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
-    source = "\n".join(lines) + "\n"
-    exec(compile(source, "<tracegrad.jit driver>", "exec"), namespace)  # noqa: S102 - generated here
-    return source, namespace["run"]
 
 
 def _hashable(value, where):
@@ -389,7 +316,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
         entry = cache.get(key)
         if entry is None:
             closed, out_tree = _stage(flat_fun, tuple(flat), {}, ())
-            source, run = generate_driver(closed)
+            source, run = compile_program(closed)
             entry = cache[key] = Lowered(closed, source, run, out_tree)
         return entry, flat
 
