@@ -15,8 +15,9 @@ vmap case.  For each (primitive, variant, dtype):
   ``grad(jit(f))`` and ``jit(jvp(f))`` against eager ``grad``/``jvp``, on
   a scalar ``sum(out * weights)`` with fixed random weights;
 * for the elementwise primitives (those of ``primitives/elementwise.py``):
-  each float argument in turn replaced by a Python scalar (weakly typed) next
-  to float32 arrays: the jitted result's dtype equals eager's.
+  each float argument in turn replaced by a Python float (and, next to other
+  arguments, a Python int), weakly typed, next to float32 arrays: the jitted
+  result's dtype equals eager's.
 
 Each case traces once (one fresh function per case, called once): the
 whole file runs in well under a minute.
@@ -99,9 +100,12 @@ def test_every_primitive_has_a_case():
 @pytest.mark.parametrize("name, vi, dt", _value_params())
 def test_jit_value_equals_eager(name, vi, dt):
     prim, v, arrays, f = _case(name, vi, dt)
+    jf = tg.jit(f)
     with np.errstate(all="ignore"):
         want = _outs(prim, v, f(*arrays))
-        got = _outs(prim, v, tg.jit(f)(*arrays))
+        got = _outs(prim, v, jf(*arrays))
+        text = jf.lower(*arrays).as_text()  # (the cached program: no second trace)
+    assert f" {name}" in text, f"the jitted program does not stage {name}:\n{text}"
     assert len(got) == len(want), f"{len(got)} outputs, eager gives {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
         _check(g, w, dt, v.rtol32, name in EXACT, f"{name} v{vi} {dt} output {k}")
@@ -183,17 +187,20 @@ def _weak_params():
                 continue
             arrays = _case(name, vi, F32)[2]
             for k in [k for k, a in enumerate(arrays) if np.asarray(a).dtype == F32]:
-                params.append(pytest.param(name, vi, k, id=f"{name}-v{vi}-scalar{k}"))
+                for kind in (float, int) if len(arrays) > 1 else (float,):
+                    params.append(pytest.param(name, vi, k, kind,
+                                               id=f"{name}-v{vi}-{kind.__name__}{k}"))
     return params
 
 
-@pytest.mark.parametrize("name, vi, k", _weak_params())
-def test_python_scalar_arguments_keep_eager_dtypes(name, vi, k):
-    """Argument ``k`` a Python float (weakly typed), the others float32
-    arrays: jit's result has eager's dtype (and value)."""
+@pytest.mark.parametrize("name, vi, k, kind", _weak_params())
+def test_python_scalar_arguments_keep_eager_dtypes(name, vi, k, kind):
+    """Argument ``k`` a Python float or int (weakly typed), the others
+    float32 arrays: jit's result has eager's dtype (and value)."""
     prim, v, arrays, f = _case(name, vi, F32)
     args = list(arrays)
-    args[k] = float(np.asarray(arrays[k]).flat[0])
+    first = float(np.asarray(arrays[k]).flat[0])
+    args[k] = first if kind is float else int(np.rint(first)) or 1
     with np.errstate(all="ignore"):
         want = _outs(prim, v, f(*args))
         got = _outs(prim, v, tg.jit(f)(*args))
