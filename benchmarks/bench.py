@@ -16,7 +16,14 @@ Each sample runs an inner loop sized so that it lasts at least
 equally.  The table reports medians over rounds, with the interquartile
 range as a percentage of the median.
 
-JAX runs without ``jit`` (op by op), as the eager libraries do.
+The main table runs JAX without ``jit`` (op by op), as the eager libraries
+do.  The functional workloads (chain, mlp, big, jac, hess, per_example,
+scan_rnn) also run ``tracegrad.jit`` and ``jax.jit`` of the same derivative
+function, as two more "libraries" in the same round-robin (so the jit figures
+are measured side by side with the eager ones); they fill a second table, the
+jit table, with its own targets (tg.jit/jax.jit).  Its ``compile`` rows time
+the first call of ``jit(grad(mlp))`` in a fresh process, with an empty and a
+warm compile cache (``TRACEGRAD_CACHE_DIR`` and ``NUMBA_CACHE_DIR``).
 """
 import argparse
 import gc
@@ -36,8 +43,11 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # no accelerator probing
 
 LIBS = ("tracegrad", "autograd", "torch", "jax")
 PEERS = LIBS[1:]
-WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "torch_chain", "torch_mlp",
-             "torch_train", "cold")
+JIT_LIBS = ("tracegrad.jit", "jax.jit")  # jitted derivatives: the jit table's columns
+WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "scan_rnn", "torch_chain",
+             "torch_mlp", "torch_train", "cold", "compile")
+# the workloads that also run jitted (tracegrad.jit and jax.jit)
+JIT_WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "scan_rnn")
 # torch_*: the same workload written PyTorch-style (tensors with requires_grad,
 # loss.backward(), .grad), run by tracegrad.torch (the "tracegrad" column) and
 # by PyTorch; the other libraries have no such API and sit these out.
@@ -52,6 +62,14 @@ RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("tor
 # gradients of a batch against one gradient of the mean over that batch.
 SELF_TARGETS = {"per_example": ("mlp", 3.0)}
 COLD_TARGET_S = 1.5  # seconds, one-gradient process with a warm kernel cache
+# issue 10's targets for the jit table: largest allowed tracegrad.jit/jax.jit ratio
+JIT_TARGETS = {"chain": 1.0, "mlp": 1.0, "big": 0.7, "jac": 1.0, "hess": 1.0,
+               "per_example": 1.0, "scan_rnn": 1.0}
+# seconds, the first call of jit(grad(mlp)) in a fresh process
+COMPILE_TARGETS_S = {"compile (empty cache)": 2.0, "compile (warm cache)": 0.5}
+
+# scan_rnn: a tanh RNN, h <- tanh(x_t @ Wx + h @ Wh + b), over RNN_STEPS steps
+RNN_STEPS, RNN_BATCH, RNN_HIDDEN = 100, 32, 64
 
 
 # torch_train: the MLP's layer sizes and the number of optimizer steps
@@ -92,19 +110,36 @@ def make_data(workload, seed=0):
         return {"W": rng.standard_normal((64, 64)) / 8.0, "x": rng.standard_normal(64)}
     if workload == "hess":
         return {"A": rng.standard_normal((32, 32)), "x": rng.standard_normal(32)}
+    if workload == "scan_rnn":
+        n = RNN_HIDDEN
+        return {
+            "params": (rng.standard_normal((n, n)) / np.sqrt(n),
+                       0.9 * rng.standard_normal((n, n)) / np.sqrt(n), np.zeros(n)),
+            "xs": rng.standard_normal((RNN_STEPS, RNN_BATCH, n)),
+        }
     raise ValueError(f"unknown workload {workload!r}; choose from {', '.join(WORKLOADS)}")
 
 
 # ==========================================================================
 # the workloads, written once against a NumPy-like namespace ``xp``
 
-def workload_spec(workload, xp, d, cross_entropy):
+def loop_scan(f, init, xs):
+    """``lax.scan`` for a body returning ``(carry, None)``, as a Python loop
+    (what a PyTorch or HIPS autograd user writes)."""
+    carry = init
+    for t in range(len(xs)):
+        carry, _ = f(carry, xs[t])
+    return carry, None
+
+
+def workload_spec(workload, xp, d, cross_entropy, scan=loop_scan):
     """``(function, argument, derivative kind)`` of ``workload``.
 
     ``xp`` is the library's array namespace (``tracegrad.numpy``,
     ``autograd.numpy``, ``jax.numpy`` or ``torch``), ``d`` the data already
-    converted to its array type, and ``cross_entropy(logits, labels)`` its
-    mean softmax cross-entropy.  The kind is "grad", "jac", "hess" or
+    converted to its array type, ``cross_entropy(logits, labels)`` its
+    mean softmax cross-entropy, and ``scan`` its ``lax.scan`` (for scan_rnn;
+    default: a Python loop).  The kind is "grad", "jac", "hess" or
     "per_example" (the gradient of every example of the batch: ``argument``
     is then ``(params, x, y)``).
     """
@@ -139,6 +174,19 @@ def workload_spec(workload, xp, d, cross_entropy):
     if workload == "hess":
         A = d["A"]
         return lambda x: xp.sum(xp.tanh(x) ** 2) + x @ A @ x, d["x"], "hess"
+    if workload == "scan_rnn":
+        xs = d["xs"]
+
+        def rnn_loss(params):
+            Wx, Wh, b = params
+
+            def step(h, x):
+                return xp.tanh(x @ Wx + h @ Wh + b), None
+
+            h, _ = scan(step, xs[0] * 0.0, xs)  # h0 = 0, in the library's array type
+            return xp.mean(h ** 2)
+
+        return rnn_loss, d["params"], "grad"
     raise ValueError(workload)
 
 
@@ -225,12 +273,17 @@ def torch_train_setup(torch, d):
     return run
 
 
-def tracegrad_setup(workload, d):
+def tracegrad_setup(workload, d, jit=False):
     if workload in TORCH_STYLE:
+        if jit:
+            raise NotApplicable
         import tracegrad.torch
 
         return torch_style_setup(tracegrad.torch, workload, d)
+    if jit and workload not in JIT_WORKLOADS:
+        raise NotApplicable
     import tracegrad as tg
+    import tracegrad.lax
     import tracegrad.numpy as tnp
 
     def log_softmax(z):
@@ -238,11 +291,13 @@ def tracegrad_setup(workload, d):
 
         return tnn.log_softmax(z, axis=-1)
 
-    fn, arg, kind = workload_spec(workload, tnp, d, log_softmax_xent(tnp, log_softmax))
+    fn, arg, kind = workload_spec(workload, tnp, d, log_softmax_xent(tnp, log_softmax),
+                                  scan=tracegrad.lax.scan)
+    wrap = tg.jit if jit else (lambda f: f)
     if kind == "per_example":
-        per_example = tg.vmap(tg.grad(fn), in_axes=(None, 0, 0))
+        per_example = wrap(tg.vmap(tg.grad(fn), in_axes=(None, 0, 0)))
         return lambda: per_example(*arg)
-    derivative = {"grad": tg.grad, "jac": tg.jacrev, "hess": tg.hessian}[kind](fn)
+    derivative = wrap({"grad": tg.grad, "jac": tg.jacrev, "hess": tg.hessian}[kind](fn))
     return lambda: derivative(arg)
 
 
@@ -267,8 +322,8 @@ def autograd_setup(workload, d):
     return lambda: derivative(arg)
 
 
-def jax_setup(workload, d):
-    if workload in TORCH_STYLE:
+def jax_setup(workload, d, jit=False):
+    if workload in TORCH_STYLE or (jit and workload not in JIT_WORKLOADS):
         raise NotApplicable
     import jax
     import jax.numpy as jnp
@@ -276,11 +331,12 @@ def jax_setup(workload, d):
     jax.config.update("jax_enable_x64", True)
     d = jax.tree_util.tree_map(jnp.asarray, d)
     xent = log_softmax_xent(jnp, lambda z: jax.nn.log_softmax(z, axis=-1))
-    fn, arg, kind = workload_spec(workload, jnp, d, xent)
+    fn, arg, kind = workload_spec(workload, jnp, d, xent, scan=jax.lax.scan)
+    wrap = jax.jit if jit else (lambda f: f)
     if kind == "per_example":
-        per_example = jax.vmap(jax.grad(fn), in_axes=(None, 0, 0))
+        per_example = wrap(jax.vmap(jax.grad(fn), in_axes=(None, 0, 0)))
         return lambda: jax.block_until_ready(per_example(*arg))
-    derivative = {"grad": jax.grad, "jac": jax.jacrev, "hess": jax.hessian}[kind](fn)
+    derivative = wrap({"grad": jax.grad, "jac": jax.jacrev, "hess": jax.hessian}[kind](fn))
     return lambda: jax.block_until_ready(derivative(arg))  # JAX dispatches asynchronously
 
 
@@ -314,6 +370,8 @@ SETUPS = {
     "autograd": autograd_setup,
     "torch": torch_setup,
     "jax": jax_setup,
+    "tracegrad.jit": lambda workload, d: tracegrad_setup(workload, d, jit=True),
+    "jax.jit": lambda workload, d: jax_setup(workload, d, jit=True),
 }
 
 
@@ -330,7 +388,8 @@ def to_numpy(result):
 # environment
 
 def available_libs():
-    """The libraries of ``LIBS`` that import here (tracegrad must)."""
+    """The libraries of ``LIBS`` that import here (tracegrad must), then the
+    jit variants (``JIT_LIBS``) of those that do."""
     libs = []
     for name in LIBS:
         try:
@@ -341,7 +400,7 @@ def available_libs():
             print(f"# {name} not importable ({e}); its columns stay empty")
             continue
         libs.append(name)
-    return libs
+    return libs + [j for j in JIT_LIBS if j.removesuffix(".jit") in libs]
 
 
 def _version(dist):
@@ -354,7 +413,8 @@ def _version(dist):
 def describe_environment(libs):
     """Lines naming versions, thread counts, CPUs and load."""
     versions = ", ".join(
-        f"{n} {_version(n)}" for n in ("numpy", "numba") + tuple(libs)
+        f"{n} {_version(n)}" for n in ("numpy", "numba") + tuple(lib for lib in libs
+                                                              if lib not in JIT_LIBS)
     )
     lines = [
         f"python {platform.python_version()} on {platform.machine()} "
@@ -616,6 +676,68 @@ def bench_cold(libs, args):
 
 
 # ==========================================================================
+# compile time: the first call of jit(grad(mlp)) in a fresh process
+
+# The snippet imports this file (for the workload's data and code), builds the
+# jitted gradient of the mlp workload, and prints the seconds of its first and
+# second calls and a checksum of the gradient for the agreement check.
+COMPILE_SNIPPET = """
+import json, sys, time
+sys.path.insert(0, {bench_dir!r})
+import numpy as np
+import bench
+run = bench.SETUPS[{lib!r}]("mlp", bench.make_data("mlp"))
+t0 = time.perf_counter(); out = run(); first = time.perf_counter() - t0
+t0 = time.perf_counter(); run(); second = time.perf_counter() - t0
+print(json.dumps({{"first": first, "second": second,
+                  "sums": [float(np.sum(a)) for a in bench.to_numpy(out)]}}))
+"""
+
+
+def bench_compile(libs, args):
+    """First-call seconds of ``jit(grad(mlp))``, each in a new process:
+    ``{row: {lib: samples}}`` for an empty and a warm compile cache.
+
+    The empty case points ``TRACEGRAD_CACHE_DIR`` and ``NUMBA_CACHE_DIR`` at
+    fresh directories; the warm case reuses directories a first process
+    filled.  jax.jit (no persistent cache) appears in the empty-cache row.
+    """
+    jit_libs = [lib for lib in JIT_LIBS if lib in libs]
+    runs = max(1, args.rounds // 3)
+    bench_dir = os.path.dirname(os.path.abspath(__file__))
+    root = tempfile.mkdtemp(prefix="tracegrad-bench-compile-")
+
+    def cache_env(path):
+        return dict(os.environ, TRACEGRAD_CACHE_DIR=os.path.join(path, "tracegrad"),
+                    NUMBA_CACHE_DIR=os.path.join(path, "numba"))
+
+    def first_call(lib, env):
+        _, out = run_process(COMPILE_SNIPPET.format(bench_dir=bench_dir, lib=lib), env)
+        return json.loads(out.strip().splitlines()[-1])
+
+    try:
+        warm_env = cache_env(os.path.join(root, "warm"))
+        reference = first_call("tracegrad.jit", warm_env)["sums"]  # fills the warm cache
+        for lib in jit_libs[1:]:
+            got = first_call(lib, cache_env(tempfile.mkdtemp(dir=root)))["sums"]
+            if not np.allclose(got, reference):
+                raise RuntimeError(f"compile: {lib} disagrees with tracegrad.jit")
+        keys = [("empty", lib) for lib in jit_libs] + [("warm", "tracegrad.jit")]
+        samples = {k: [] for k in keys}
+        for r in range(runs):
+            k = r % len(keys)
+            for cache, lib in keys[k:] + keys[:k]:
+                env = warm_env if cache == "warm" else cache_env(tempfile.mkdtemp(dir=root))
+                samples[(cache, lib)].append(first_call(lib, env)["first"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return {
+        "compile (empty cache)": {lib: np.array(samples[("empty", lib)]) for lib in jit_libs},
+        "compile (warm cache)": {"tracegrad.jit": np.array(samples[("warm", "tracegrad.jit")])},
+    }
+
+
+# ==========================================================================
 # the table
 
 def fmt_time(stat):
@@ -629,13 +751,13 @@ def fmt_time(stat):
             return f"{value:.{max(digits, 0)}f} {unit} ±{100 * iqr / median:.0f}%"
 
 
-def ratio(results, peer):
-    """Median over rounds of tracegrad's time over ``peer``'s in the same round.
+def ratio(results, peer, base="tracegrad"):
+    """Median over rounds of ``base``'s time over ``peer``'s in the same round.
 
     Pairing the samples of a round cancels slow spells of the machine that
     hit both; None if either library has no samples.
     """
-    tg, other = results.get("tracegrad"), results.get(peer)
+    tg, other = results.get(base), results.get(peer)
     if tg is None or other is None or not len(tg) or not len(other):
         return None
     return float(np.median(np.asarray(tg) / np.asarray(other)))
@@ -666,6 +788,21 @@ def target_verdict(row, results, all_rows=None):
     return "", ""
 
 
+def jit_target_verdict(row, results):
+    """``(target text, PASS/MISS/-)`` of a row of the jit table."""
+    if row in COMPILE_TARGETS_S:
+        limit = COMPILE_TARGETS_S[row]
+        tg = summarize(results.get("tracegrad.jit"))
+        verdict = "-" if tg is None else ("PASS" if tg[0] <= limit else "MISS")
+        return f"<= {limit} s", verdict
+    if row in JIT_TARGETS:
+        limit = JIT_TARGETS[row]
+        r = ratio(results, "jax.jit", base="tracegrad.jit")
+        verdict = "-" if r is None else ("PASS" if r <= limit else "MISS")
+        return f"<= {limit}x jax.jit", verdict
+    return "", ""
+
+
 def table(rows, markdown):
     """Render ``rows`` (``[(row name, {lib: samples} or a reason)]``) as text."""
     header = (
@@ -683,6 +820,30 @@ def table(rows, markdown):
             + ["-" if r is None else f"{r:.2f}" for r in ratios]
             + list(target_verdict(row, results, dict(rows)))
         )
+    return render(header, body, markdown)
+
+
+def jit_table(rows, markdown):
+    """The jit table: eager and jitted derivatives of tracegrad and JAX, from
+    the same round-robin; the compile rows give first-call seconds."""
+    header = ["workload", "tracegrad", "tracegrad.jit", "jax", "jax.jit", "tg.jit/jax.jit",
+              "target", "result"]
+    body = []
+    for row, results in rows:
+        if isinstance(results, str):
+            body.append([row, results] + [""] * (len(header) - 2))
+            continue
+        r = ratio(results, "jax.jit", base="tracegrad.jit")
+        body.append(
+            [row]
+            + [fmt_time(summarize(results.get(lib))) for lib in header[1:5]]
+            + ["-" if r is None else f"{r:.2f}"]
+            + list(jit_target_verdict(row, results))
+        )
+    return render(header, body, markdown)
+
+
+def render(header, body, markdown):
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(cells) + " |" for cells in body]
@@ -731,14 +892,16 @@ def main(argv=None):
     for line in describe_environment(libs):
         print("#", line)
     print(f"# 1-min load average at start: {load_start:.2f}")
-    rows, floor, failed = [], None, False
+    rows, jit_rows, floor, failed = [], [], None, False
     pe_floor = None
     for workload in args.workloads:
         print(f"# running {workload} ...", flush=True)
         try:
             if workload == "cold":
-                cold_rows, floor = bench_cold(libs, args)
+                cold_rows, floor = bench_cold([lib for lib in libs if lib in LIBS], args)
                 rows += list(cold_rows.items())
+            elif workload == "compile":
+                jit_rows += list(bench_compile(libs, args).items())
             else:
                 rows.append((workload, bench_workload(workload, libs, args)))
                 if workload == "per_example":
@@ -746,12 +909,18 @@ def main(argv=None):
         except RuntimeError as e:
             print(f"# NOT TIMED: {e}")
             reason = "results disagree" if "disagrees" in str(e) else "failed (see above)"
-            rows.append((workload, f"not timed: {reason}"))
+            (jit_rows if workload == "compile" else rows).append(
+                (workload, f"not timed: {reason}"))
             failed = True
     print(f"# 1-min load average at end: {load_average():.2f}")
     mode = "quick smoke run, not for quoting" if args.quick else "medians ±IQR/median"
     print(f"\n# float64, CPU; {mode}; ratios are medians of same-round ratios; JAX without jit")
     print(table(rows, args.markdown))
+    jit_rows = [(w, r) for w, r in rows if w in JIT_WORKLOADS] + jit_rows
+    if jit_rows:
+        print("\n# jit table: the same rounds, derivatives under tracegrad.jit and jax.jit "
+              "(compile rows: seconds of the first call of jit(grad(mlp)) in a new process)")
+        print(jit_table(jit_rows, args.markdown))
     if floor is not None:
         floor = fmt_time(summarize(floor))
         print(f"\nfloor: `python -c \"import numpy\"` takes {floor} (process wall clock)")

@@ -213,6 +213,12 @@ class StagingTracer(ArrayTracer):
     def __index__(self):
         raise concretization_error("index", _type_str(self.aval))
 
+    def __float__(self):  # (the base class's message is about dropped derivatives)
+        raise concretization_error("float()", _type_str(self.aval))
+
+    def __complex__(self):
+        raise concretization_error("complex()", _type_str(self.aval))
+
     def __array__(self, dtype=None, copy=None):
         raise concretization_error("array", _type_str(self.aval))
 

@@ -812,6 +812,8 @@ def _integer_pow_impl(x, *, y):
 
 @integer_pow_p.def_abstract_eval
 def _integer_pow_aval(x, *, y):
+    if not isinstance(x, ShapedArray):  # a weakly typed Python scalar
+        return ShapedArray((), np.result_type(np.power(x, y)))
     return ShapedArray(x.shape, np.result_type(np.power(np.zeros((), x.dtype), y)))
 
 

@@ -88,10 +88,11 @@ def concretization_error(kind, aval):
     return cls(
         f"Abstract tracer value encountered where a concrete value is expected: {what} "
         f"of a staged value ({aval}) while tracing a function into tracegrad's IR "
-        "(make_jaxpr, eval_shape); it has a shape and a dtype but no value yet."
+        "(jit, make_jaxpr, eval_shape); it has a shape and a dtype but no value yet."
         + (f"\nThe operation is at {where}" if where else "")
         + "\nFixes: mark the argument it comes from as static (static_argnums=...), so "
         "its value is known while tracing; replace the Python branch by a traced "
-        "selection (tracegrad.numpy.where(cond, x, y)); or compute the value from "
+        "selection (tracegrad.numpy.where(cond, x, y)) or staged control flow "
+        "(tracegrad.lax.cond, tracegrad.lax.while_loop); or compute the value from "
         "shapes (x.shape, x.ndim), which are known."
     )
