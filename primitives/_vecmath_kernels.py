@@ -241,3 +241,212 @@ def cos_grad_kernel(g, x, out):
             xi = x[i]
             if _in_trig_range(xi):
                 out[i] = -(g[i] * math.sin(xi))
+
+
+# ==========================================================================
+# Scalar functions for fused loops (the interface is documented in
+# :mod:`.vecmath`).  Each is branch-free (selects only, no libm calls) and
+# inlined, so a loop ``out[i] = f(x[i])`` vectorizes.  ``*_f64`` take and
+# return float64; ``*_f32`` compute in float64 and round once to float32.
+
+_INF = math.inf
+_NAN = math.nan
+_SQRT2 = 1.4142135623730951
+_TWO54 = 18014398509481984.0  # 2**54: scales subnormals to normal numbers
+_MANT_MASK = (1 << 52) - 1
+_ONE_BITS = 1023 << 52
+# atanh series: log((1 + s) / (1 - s)) = 2 s + s * R(s**2),
+# R = sum_{n>=1} 2 s**(2n) / (2n + 1); |s| <= 3 - 2 sqrt(2) = 0.1716 after the
+# reduction, so 11 terms leave a truncation below 1e-19 relative.
+_L = [2.0 / (2 * n + 1) for n in range(1, 12)]
+_L1, _L2, _L3, _L4, _L5, _L6, _L7, _L8, _L9, _L10, _L11 = _L
+
+
+@numba.njit(inline="always")
+def _int_to_float(i):
+    # int64 -> float64 for |i| < 2**51 by bits (vectorizes on AVX2, which has
+    # no packed int64 -> float64 conversion)
+    return _bits_to_float(i + _SHIFT_BITS) - _SHIFT
+
+
+@numba.njit(inline="always")
+def _log_core(x):
+    # log(x) for x > 0 finite (subnormals included); garbage elsewhere (the
+    # callers select the special values)
+    tiny = x < 2.2250738585072014e-308
+    xs = x * _TWO54 if tiny else x
+    b = _float_to_bits(xs)
+    e = (b >> 52) - (1023 + 54 if tiny else 1023)
+    m = _bits_to_float((b & _MANT_MASK) | _ONE_BITS)  # 1 <= m < 2
+    big = m > _SQRT2
+    m = m * 0.5 if big else m
+    e = e + 1 if big else e
+    kf = _int_to_float(e)
+    f = m - 1.0  # exact; sqrt(2)/2 - 1 <= f <= sqrt(2) - 1
+    s = f / (2.0 + f)
+    z = s * s
+    r = _L11
+    r = r * z + _L10
+    r = r * z + _L9
+    r = r * z + _L8
+    r = r * z + _L7
+    r = r * z + _L6
+    r = r * z + _L5
+    r = r * z + _L4
+    r = r * z + _L3
+    r = r * z + _L2
+    r = r * z + _L1
+    r = r * z
+    # log(1 + f) = f - (f**2/2 - s (f**2/2 + R)), the f**2/2 terms cancel
+    # exactly in real arithmetic and keep the rounding small in floats
+    hfsq = 0.5 * f * f
+    return kf * _LN2_HI + (f - (hfsq - (s * (hfsq + r) + kf * _LN2_LO)))
+
+
+@numba.njit(inline="always")
+def log_f64(x):
+    """``log(x)``: -inf at +-0, NaN below 0 and at NaN, inf at inf."""
+    x = np.float64(x)
+    v = _log_core(x)
+    v = v if x > 0.0 else (-_INF if x == 0.0 else _NAN)
+    return _INF if x == _INF else v
+
+
+@numba.njit(inline="always")
+def log1p_f64(x):
+    """``log(1 + x)``: exact for tiny ``x`` (and -0.0), -inf at -1, inf at inf."""
+    x = np.float64(x)
+    u = 1.0 + x
+    # log(1 + x) = log(u) + (x - (u - 1)) / u to first order in the rounding
+    # error of u (D. Goldberg, "What every computer scientist should know
+    # about floating-point arithmetic", 1991, theorem 4's idea)
+    c = (x - (u - 1.0)) / u
+    v = _log_core(u) + c
+    v = v if u > 0.0 else (-_INF if u == 0.0 else _NAN)
+    v = _INF if x == _INF else v
+    return x if x == 0.0 else v
+
+
+@numba.njit(inline="always")
+def _expm1_core(x):
+    # expm1(x) for |x| <= 40: x = k ln2 + r, expm1(x) = 2**k expm1(r) + (2**k - 1)
+    t = x * _LOG2E + _SHIFT
+    kf = t - _SHIFT
+    r = (x - kf * _LN2_HI) - kf * _LN2_LO
+    s = _pow2_of_shifted(t)
+    return s * _expm1_reduced(r) + (s - 1.0)
+
+
+@numba.njit(inline="always")
+def exp_f64(x):
+    """``exp(x)``: see :func:`fexp`."""
+    return fexp(x)
+
+
+@numba.njit(inline="always")
+def expm1_f64(x):
+    """``exp(x) - 1``: exact for tiny ``x`` (and -0.0), -1 below -40, inf past 709.78."""
+    x = np.float64(x)
+    xc = min(max(x, -40.0), 40.0)
+    v = _expm1_core(xc)
+    v = fexp(x) - 1.0 if x > 40.0 else v
+    v = -1.0 if x < -40.0 else v
+    v = x if x == 0.0 else v
+    return x if x != x else v
+
+
+@numba.njit(inline="always")
+def tanh_f64(x):
+    """``tanh(x)`` = e / (e + 2), e = expm1(2|x|), |x| clamped to 20 (tanh = 1 there)."""
+    x = np.float64(x)
+    a = min(abs(x), 20.0)
+    e = _expm1_core(a + a)
+    v = e / (e + 2.0)
+    v = -v if x < 0.0 else v
+    v = x if x == 0.0 else v
+    return x if x != x else v
+
+
+@numba.njit(inline="always")
+def sigmoid_f64(x):
+    """``1 / (1 + exp(-x))``, as ``e / (1 + e)`` with ``e = exp(x)`` for x < 0
+    (so the lower tail keeps its relative accuracy down to the subnormals)."""
+    x = np.float64(x)
+    e = fexp(-abs(x))
+    d = 1.0 + e
+    return 1.0 / d if x >= 0.0 else (e / d if x < 0.0 else x)
+
+
+@numba.njit(inline="always")
+def sin_f64(x):
+    """``sin(x)`` for |x| <= 1e5 (NaN at inf and NaN, -0.0 kept); see ``needs_fixup_trig``."""
+    x = np.float64(x)
+    v = _trig(x, 0)
+    v = x if x == 0.0 else v
+    d = x - x  # 0 for finite x, NaN for inf and NaN
+    return v if d == 0.0 else d
+
+
+@numba.njit(inline="always")
+def cos_f64(x):
+    """``cos(x)`` for |x| <= 1e5 (NaN at inf and NaN); see ``needs_fixup_trig``."""
+    x = np.float64(x)
+    v = _trig(x, 1)
+    d = x - x
+    return v if d == 0.0 else d
+
+
+@numba.njit(inline="always")
+def needs_fixup_trig(x):
+    """True where ``sin_f64``/``cos_f64`` (and the f32 versions) are not valid:
+    finite |x| > 1e5.  Recompute those elements with ``math.sin``/``math.cos``."""
+    a = abs(np.float64(x))
+    return a > _TRIG_MAX and a != _INF
+
+
+@numba.njit(inline="always")
+def exp_f32(x):
+    """float32 ``exp``: float64 computation rounded once."""
+    return np.float32(fexp(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def log_f32(x):
+    """float32 ``log``: float64 computation rounded once."""
+    return np.float32(log_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def log1p_f32(x):
+    """float32 ``log1p``: float64 computation rounded once."""
+    return np.float32(log1p_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def expm1_f32(x):
+    """float32 ``expm1``: float64 computation rounded once."""
+    return np.float32(expm1_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def tanh_f32(x):
+    """float32 ``tanh``: float64 computation rounded once."""
+    return np.float32(tanh_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def sigmoid_f32(x):
+    """float32 ``sigmoid``: float64 computation rounded once."""
+    return np.float32(sigmoid_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def sin_f32(x):
+    """float32 ``sin``: float64 computation rounded once (same fix-up rule)."""
+    return np.float32(sin_f64(np.float64(x)))
+
+
+@numba.njit(inline="always")
+def cos_f32(x):
+    """float32 ``cos``: float64 computation rounded once (same fix-up rule)."""
+    return np.float32(cos_f64(np.float64(x)))

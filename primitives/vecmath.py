@@ -41,6 +41,57 @@ call's fixed cost exceeds NumPy's) and non-float dtypes go to NumPy.  Arrays
 of ``PARALLEL_MIN_SIZE`` elements or more are split over
 :func:`num_threads` threads (the kernels release the GIL; on two CPUs this
 made them 1.2-1.4x faster).
+
+Scalar functions for fused loops (the code generator's interface)
+-----------------------------------------------------------------
+:mod:`._vecmath_kernels` also exports scalar functions, each
+``@numba.njit(inline="always")``, branch-free (selects only, no libm call),
+for use inside generated loops ``out[i] = f(x[i])``.  ``<name>_f64(x)``
+takes any float and returns float64; ``<name>_f32(x)`` returns float32,
+computed in float64 and rounded once (measured as fast as the float64
+version: the loop is compute-bound, not memory-bound).
+
+===========  ===============================  ======  ======  ==============
+name         domain of the fast function      f64     f32     loop / NumPy
+                                              max ulp max ulp f64 / f32
+===========  ===============================  ======  ======  ==============
+exp          all floats                       0.96    0.50    0.97 / 1.61
+log          all floats                       0.77    0.50    1.47 / 3.21
+log1p        all floats                       1.39    0.50    1.41 / 2.54
+expm1        all floats                       1.70    0.50    1.25 / 3.29
+tanh         all floats                       2.31    0.50    0.53 / 2.25
+sigmoid      all floats (1 / (1 + exp(-x)))   2.13    0.50    0.54 / 1.22
+sin, cos     |x| <= 1e5, inf, NaN             2.00    1.00    0.06 / 2.08
+===========  ===============================  ======  ======  ==============
+
+(ulp: against NumPy's 80-bit long double over log-uniform points covering
+the whole range, tests/test_vecmath.py; time: 1e6 elements, medians,
+``python benchmarks/vecmath.py``.  Against a Numba loop calling ``math.*``
+every function is 2-16x faster: they vectorize.  NumPy 2.4 has SIMD float64
+exp/log/log1p/expm1 and all float32 loops here, which these do not beat
+standalone; inside a fused loop they save the memory passes instead.)
+
+Special values (inf, -inf, NaN, +-0.0, subnormal inputs and results,
+overflow and underflow) come out of the fast functions themselves, equal to
+NumPy's.  The one exception is ``sin``/``cos`` at finite ``|x| > 1e5``
+(the three-part Cody-Waite reduction is exact only below): a fused loop ORs
+``needs_fixup_trig(x)`` into a flag and, if set, recomputes the flagged
+elements with ``math.sin``/``math.cos`` in a second scalar pass.
+
+Sources: exp/expm1/tanh as above; ``sigmoid`` is ``e / (1 + e)`` with
+``e = exp(-|x|)`` for x < 0 (exact lower tail into the subnormals) and
+``1 / (1 + e)`` for x >= 0; ``log`` reduces ``x = 2**k m`` with
+``sqrt(2)/2 <= m < sqrt(2)`` (subnormals scaled by 2**54 first), then
+``log(m) = log((1 + s) / (1 - s))``, ``s = (m - 1) / (m + 1)``, by the
+atanh series to ``s**23`` (Muller, chapter on range reduction and
+polynomial approximation; the ``f - (f**2/2 - s (f**2/2 + R))`` arrangement
+keeps the rounding below 1 ulp); ``log1p(x) = log(u) + (x - (u - 1)) / u``
+with ``u = 1 + x`` (D. Goldberg, "What every computer scientist should know
+about floating-point arithmetic", 1991).
+
+Not done yet: ``pow`` (needs a double-double ``log`` for 4 ulp at large
+``y log x``) and float64 ``erf`` (float32 ``erf`` exists as
+``_nn_kernels._erf32``); a fused loop calls ``math.pow``/``math.erf``.
 """
 import os
 import threading

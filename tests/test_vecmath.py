@@ -1,4 +1,6 @@
 """Accuracy of the vectorized Numba math kernels against NumPy (the C library)."""
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -127,3 +129,191 @@ def test_threaded_split_matches_one_thread(name, monkeypatch):
     monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "3")
     assert vecmath.num_threads() == 3
     np.testing.assert_array_equal(getattr(vecmath, name)(x), one)
+
+
+# ==========================================================================
+# Scalar functions for fused loops (_vecmath_kernels.<name>_f64 / _f32),
+# called from a Numba loop as the code generator calls them.
+
+SCALAR_ULP = {"exp": 1, "log": 1, "log1p": 2, "expm1": 2, "tanh": 3, "sigmoid": 3,
+              "sin": 2, "cos": 2}
+LD = np.longdouble
+SCALAR_REF = {  # 80-bit long double where NumPy has it (x86), else float64
+    "exp": lambda x: np.exp(x.astype(LD)),
+    "log": lambda x: np.log(x.astype(LD)),
+    "log1p": lambda x: np.log1p(x.astype(LD)),
+    "expm1": lambda x: np.expm1(x.astype(LD)),
+    "tanh": lambda x: np.tanh(x.astype(LD)),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x.astype(LD))),
+    "sin": lambda x: np.sin(x.astype(LD)),
+    "cos": lambda x: np.cos(x.astype(LD)),
+}
+_loops = {}
+
+
+def scalar_loop(name, dtype):
+    """A compiled ``out[i] = <name>_<f64|f32>(x[i])`` (compiled once per test run)."""
+    key = (name, np.dtype(dtype).name)
+    if key not in _loops:
+        numba = pytest.importorskip("numba")
+        from tracegrad.primitives import _vecmath_kernels as k
+
+        f = getattr(k, f"{name}_{'f64' if key[1] == 'float64' else 'f32'}")
+
+        @numba.njit(error_model="numpy")
+        def loop(x, out):
+            for i in range(x.size):
+                out[i] = f(x[i])
+
+        _loops[key] = lambda x: (loop(x, out := np.empty_like(x)), out)[1]
+    return _loops[key]
+
+
+def sample_points(dtype, n=40_000):
+    """Log-uniform over the whole finite range (both signs, subnormals included),
+    plus points near 0, near 1, near -1 and normals of a few scales."""
+    rng = np.random.default_rng(1234)
+    info = np.finfo(dtype)
+    lo, hi = np.log(float(info.smallest_subnormal)), np.log(float(info.max))
+    mag = np.exp(rng.uniform(lo, hi, n))
+    parts = [mag, -mag, rng.uniform(-1, 1, n // 4) * 1e-6, 1 + rng.uniform(-1, 1, n // 4) * 1e-4,
+             -1 + rng.uniform(0, 1, n // 4) * 1e-4, rng.standard_normal(n // 4) * 3,
+             rng.standard_normal(n // 4) * 300]
+    with np.errstate(over="ignore"):
+        x = np.concatenate(parts).astype(dtype)
+    return x[np.isfinite(x)]
+
+
+def scalar_ulp(got, want_ld, dtype):
+    with np.errstate(over="ignore"):
+        want = want_ld.astype(dtype)
+    ok = np.isfinite(want) & (want != 0)
+    diff = np.abs(got[ok].astype(LD) - want_ld[ok])
+    return diff / np.spacing(np.abs(want[ok])).astype(LD)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(SCALAR_ULP))
+def test_scalar_ulp_over_whole_range(name, dtype):
+    x = sample_points(dtype)
+    if name in ("sin", "cos"):
+        x = x[np.abs(x) <= 1e5]  # beyond: the fix-up pass (tested below)
+    got = scalar_loop(name, dtype)(x)
+    assert got.dtype == dtype
+    with np.errstate(all="ignore"):
+        want = SCALAR_REF[name](x)
+    bound = SCALAR_ULP[name] if dtype == np.float64 else 1
+    err = scalar_ulp(got, want, dtype)
+    assert err.max() <= bound, (name, x[np.isfinite(want.astype(dtype)) & (want != 0)][err.argmax()])
+    # where the reference is 0, inf or NaN (overflow, underflow, outside the
+    # domain), the fast function gives the same value, sign included
+    with np.errstate(over="ignore"):
+        w = want.astype(dtype)
+    special = ~np.isfinite(w) | (w == 0)
+    np.testing.assert_array_equal(got[special], w[special])
+    signed = np.isinf(w) | (w == 0)  # (the sign of a NaN is not specified)
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(w[signed]))
+
+
+SPECIAL_X = [0.0, -0.0, np.inf, -np.inf, np.nan, -1.0, 1.0, 5e-324, -5e-324]
+# exact values: (name -> outputs for SPECIAL_X in float64)
+SPECIAL_WANT = {
+    "exp": [1.0, 1.0, np.inf, 0.0, np.nan, np.exp(-1.0), np.e, 1.0, 1.0],
+    "log": [-np.inf, -np.inf, np.inf, np.nan, np.nan, np.nan, 0.0, np.log(5e-324), np.nan],
+    "log1p": [0.0, -0.0, np.inf, np.nan, np.nan, -np.inf, np.log(2.0), 5e-324, -5e-324],
+    "expm1": [0.0, -0.0, np.inf, -1.0, np.nan, np.expm1(-1.0), np.expm1(1.0), 5e-324, -5e-324],
+    "tanh": [0.0, -0.0, 1.0, -1.0, np.nan, np.tanh(-1.0), np.tanh(1.0), 5e-324, -5e-324],
+    "sigmoid": [0.5, 0.5, 1.0, 0.0, np.nan, 1 / (1 + np.e), 1 / (1 + np.exp(-1.0)), 0.5, 0.5],
+    "sin": [0.0, -0.0, np.nan, np.nan, np.nan, np.sin(-1.0), np.sin(1.0), 5e-324, -5e-324],
+    "cos": [1.0, 1.0, np.nan, np.nan, np.nan, np.cos(1.0), np.cos(1.0), 1.0, 1.0],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(SCALAR_ULP))
+def test_scalar_special_values_exact(name, dtype):
+    x = np.array(SPECIAL_X, dtype)
+    with np.errstate(all="ignore"):
+        want = np.array(SPECIAL_WANT[name], np.float64).astype(dtype)
+        if dtype == np.float32:  # the float32 subnormal inputs are 0 here
+            want[7:] = np.array(SPECIAL_WANT[name][:2], np.float64).astype(dtype)
+    got = scalar_loop(name, dtype)(x)
+    np.testing.assert_allclose(got, want, rtol=2 * np.finfo(dtype).eps, atol=0)
+    exact = ~np.isfinite(want) | (want == 0)
+    np.testing.assert_array_equal(got[exact], want[exact])
+    signed = np.isinf(want) | (want == 0)
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scalar_overflow_and_underflow_thresholds(dtype):
+    x = np.array([709.78, 709.79, 710.0, -745.1, -745.2, -708.0, -740.0, 88.7, 88.8,
+                  -103.9, -104.0, -87.0], dtype)
+    with np.errstate(all="ignore"):
+        for name in ("exp", "expm1", "sigmoid"):
+            want = SCALAR_REF[name](x)
+            got = scalar_loop(name, dtype)(x)
+            w = want.astype(dtype)
+            exact = ~np.isfinite(w) | (w == 0)
+            np.testing.assert_array_equal(got[exact], w[exact])
+            bound = SCALAR_ULP[name] if dtype == np.float64 else 1
+            assert scalar_ulp(got, want, dtype).max(initial=0) <= bound
+            # sigmoid's lower tail: e**x, subnormal results included, not 0
+            if name == "sigmoid" and dtype == np.float64:
+                assert np.all(got[(x < -700) & (x > -745)] > 0)
+
+
+@pytest.mark.parametrize("name", ["log1p", "expm1", "log"])
+def test_scalar_near_branch_points(name):
+    rng = np.random.default_rng(99)
+    t = np.exp(rng.uniform(np.log(1e-300), np.log(1e-1), 20_000)) * rng.choice([-1, 1], 20_000)
+    x = 1.0 + t if name == "log" else t
+    got = scalar_loop(name, np.float64)(x)
+    assert scalar_ulp(got, SCALAR_REF[name](x), np.float64).max() <= SCALAR_ULP[name]
+
+
+def test_trig_fixup_path_for_huge_arguments():
+    numba = pytest.importorskip("numba")
+    from tracegrad.primitives import _vecmath_kernels as k
+
+    @numba.njit(error_model="numpy")
+    def fused_sin_cos(x, s, c):
+        # what a fused loop does: fast value, OR the predicate into a flag,
+        # then a scalar fix-up pass over the flagged elements
+        bad = False
+        for i in range(x.size):
+            s[i] = k.sin_f64(x[i])
+            c[i] = k.cos_f64(x[i])
+            bad |= k.needs_fixup_trig(x[i])
+        if bad:
+            for i in range(x.size):
+                if k.needs_fixup_trig(x[i]):
+                    s[i] = math.sin(x[i])
+                    c[i] = math.cos(x[i])
+
+    rng = np.random.default_rng(5)
+    mag = np.exp(rng.uniform(np.log(1e4), np.log(1.7e308), 20_000))
+    x = np.concatenate([mag, -mag, [1e5, -1e5, 1e22, np.inf, -np.inf, np.nan]])
+    s, c = np.empty_like(x), np.empty_like(x)
+    fused_sin_cos(x, s, c)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_max_ulp(s, np.sin(x), maxulp=2)
+        np.testing.assert_array_max_ulp(c, np.cos(x), maxulp=2)
+    assert not k.needs_fixup_trig(1e5) and k.needs_fixup_trig(1.0000001e5)
+    assert not k.needs_fixup_trig(np.inf) and not k.needs_fixup_trig(np.nan)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    name=st.sampled_from(sorted(SCALAR_ULP)),
+    x=hnp.arrays(np.float64, st.integers(1, 50),
+                 elements=st.floats(allow_nan=True, allow_infinity=True)),
+)
+def test_scalar_property_matches_numpy(name, x):
+    if name in ("sin", "cos"):
+        x = x[~(np.abs(x) > 1e5) | np.isinf(x)]
+    got = scalar_loop(name, np.float64)(x)
+    with np.errstate(all="ignore"):
+        want = SCALAR_REF[name](x)
+    assert np.array_equal(np.isnan(got), np.isnan(want.astype(np.float64)))
+    assert scalar_ulp(got, want, np.float64).max(initial=0) <= SCALAR_ULP[name]
