@@ -279,6 +279,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
         params = list(sig.parameters)
         static_argnames += tuple(params[i] for i in static_argnums
                                  if -len(params) <= i < len(params) and params[i] not in static_argnames)
+        positional = [name for name, p in sig.parameters.items()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        static_argnums += tuple(positional.index(name) for name in static_argnames
+                                if name in positional and positional.index(name) not in static_argnums)
     cache = {}
 
     def split(args, kwargs):

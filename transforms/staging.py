@@ -92,6 +92,13 @@ def _stage(fun, args, kwargs, static_argnums):
             full[i] = v
         out = fun(*full, **kwargs)
         out_flat, out_tree = tree_flatten(out)
+        for k, leaf in enumerate(out_flat):
+            if isinstance(leaf, (str, bytes)) or not (
+                    hasattr(leaf, "dtype") or isinstance(leaf, (bool, int, float, complex))):
+                raise TypeError(
+                    f"output leaf {k} of the traced function is a {type(leaf).__name__} "
+                    f"({leaf!r:.40}), not an array or a number; return it outside the "
+                    "traced function (or as a static value) instead")
         closed = trace.to_jaxpr(out_flat)
     check_jaxpr(closed.jaxpr)
     return closed, out_tree
