@@ -31,7 +31,7 @@ from .core import (
 from . import ops, vecmath
 from .batching import defbatch_elementwise, elementwise_batch_rule
 from .kernels import FLOAT_DTYPES, kernel
-from .lowering import Elementwise, float_only
+from .lowering import Elementwise, float_only, same_float
 from .structural import convert_element_type, defvjp_broadcasting
 
 __all__ = [
@@ -542,7 +542,7 @@ def _tanh_grad_kernel(g, y, out):
 
 
 tanh_grad_p = Primitive("tanh_grad")
-tanh_grad_p.lowering = Elementwise("{0} * ({T}(1.0) - {1} * {1})", accepts=float_only)
+tanh_grad_p.lowering = Elementwise("{0} * ({T}(1.0) - {1} * {1})", accepts=same_float)
 
 
 @tanh_grad_p.def_impl
