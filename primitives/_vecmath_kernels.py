@@ -450,3 +450,236 @@ def sin_f32(x):
 def cos_f32(x):
     """float32 ``cos``: float64 computation rounded once (same fix-up rule)."""
     return np.float32(cos_f64(np.float64(x)))
+
+
+# ==========================================================================
+# pow: x**y = 2**k exp(r) with y log|x| carried in double-double.  See
+# :mod:`.vecmath` for the method, accuracy and sources.
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """``a * b + c`` with one rounding (LLVM's ``llvm.fma.f64``: one
+    instruction on FMA hardware, vectorizable)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+# 2/(2n+1) split: the s**3 term's coefficient 2/3 as a double-double
+_C3_HI = 2.0 / 3.0
+_C3_LO = 3.700743415417188e-17  # 2/3 - _C3_HI
+# the s**5 ... s**25 terms: 2/(2n+1), n = 2..12
+_Q = [2.0 / (2 * n + 1) for n in range(2, 13)]
+_Q5, _Q7, _Q9, _Q11, _Q13, _Q15, _Q17, _Q19, _Q21, _Q23, _Q25 = _Q
+_LN2_LO_LO = 1.1612227229362532e-26  # ln 2 - _LN2_HI - _LN2_LO
+
+
+@numba.njit(inline="always")
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@numba.njit(inline="always")
+def _log_dd(x):
+    # log(x) = hi + lo for x > 0 finite (subnormals included), relative error
+    # about 2**-66; garbage elsewhere (the caller selects).  Same reduction as
+    # _log_core, then log(1 + f) = 2 atanh(s), s = f / (2 + f), with s, s**2,
+    # s**3 and the first two terms of the series carried in double-double.
+    tiny = x < 2.2250738585072014e-308
+    xs = x * _TWO54 if tiny else x
+    b = _float_to_bits(xs)
+    e = (b >> 52) - (1023 + 54 if tiny else 1023)
+    m = _bits_to_float((b & _MANT_MASK) | _ONE_BITS)
+    big = m > _SQRT2
+    m = m * 0.5 if big else m
+    e = e + 1 if big else e
+    kf = _int_to_float(e)
+    f = m - 1.0  # exact (Sterbenz)
+    dh = 2.0 + f
+    dl = f - (dh - 2.0)  # 2 + f = dh + dl exactly (|f| < 2)
+    sh = f / dh
+    sl = (_fma(-sh, dh, f) - sh * dl) / dh  # s = sh + sl
+    s2h = sh * sh
+    s2l = _fma(sh, sh, -s2h) + 2.0 * sh * sl
+    s3h = s2h * sh
+    s3l = _fma(s2h, sh, -s3h) + (s2h * sl + s2l * sh)
+    t3h = _C3_HI * s3h
+    t3l = _fma(_C3_HI, s3h, -t3h) + (_C3_HI * s3l + _C3_LO * s3h)
+    w = s2h
+    q = _Q25
+    q = q * w + _Q23
+    q = q * w + _Q21
+    q = q * w + _Q19
+    q = q * w + _Q17
+    q = q * w + _Q15
+    q = q * w + _Q13
+    q = q * w + _Q11
+    q = q * w + _Q9
+    q = q * w + _Q7
+    q = q * w + _Q5
+    t5 = q * (s3h * w)  # the s**5 ... s**25 tail, below 2**-12 of the result
+    h, l1 = _two_sum(kf * _LN2_HI, 2.0 * sh)  # kf * _LN2_HI is exact
+    h, l2 = _two_sum(h, t3h)
+    lo = l1 + l2 + 2.0 * sl + t3l + t5 + kf * _LN2_LO + kf * _LN2_LO_LO
+    hi = h + lo
+    return hi, lo - (hi - h)
+
+
+@numba.njit(inline="always")
+def _is_int_odd(y):
+    # (y is an integer, y is an odd integer) for any float y; inf counts as
+    # an even integer (C99's pow does so), NaN as neither
+    a = abs(y)
+    t = a + _SHIFT  # rounds |y| to an integer, for |y| < 2**51
+    r = t - _SHIFT
+    small = a < 2251799813685248.0  # 2**51
+    is_int = (r == a) if small else (a == a)
+    odd = small and r == a and (_float_to_bits(t) & 1) == 1
+    return is_int, odd
+
+
+@numba.njit(inline="always")
+def _exp_dd(zh, zl):
+    # exp(zh + zl), |zl| <= ulp(zh): fexp's reduction with zl added to the
+    # reduced argument; 0 / inf outside [-746, 710], NaN at NaN
+    zi = min(max(zh, _EXP_LO), _EXP_HI)
+    t = zi * _LOG2E + _SHIFT
+    kf = t - _SHIFT
+    r = ((zi - kf * _LN2_HI) - kf * _LN2_LO) + zl
+    bits = _float_to_bits(t) - _SHIFT_BITS
+    k1 = bits >> 1
+    s1 = _bits_to_float((k1 + 1023) << 52)
+    s2 = _bits_to_float((bits - k1 + 1023) << 52)
+    e = ((_expm1_reduced(r) + 1.0) * s1) * s2
+    return zh if zh != zh else e
+
+
+@numba.njit(inline="always")
+def _pow_special(x, y, v):
+    # the value of x**y given v = |x|**y computed for finite nonzero |x|:
+    # zeros, infinities, NaN, negative bases and x**0 / 1**y, as C99 and NumPy
+    ax = abs(x)
+    is_int, odd = _is_int_odd(y)
+    neg = x < 0.0
+    # |x| = 0 or inf: 0 or inf by the sign of y (times the sign for odd y)
+    zero_or_inf = (y > 0.0) == (ax != 0.0)
+    vz = _INF if zero_or_inf else 0.0
+    v = vz if (ax == 0.0 or ax == _INF) else v
+    v = -v if (_float_to_bits(x) < 0 and odd) else v  # -0.0 included
+    v = _NAN if (neg and not is_int and ax != _INF) else v
+    v = 1.0 if (ax == 1.0 and (not neg or abs(y) == _INF)) else v
+    v = x + y if (x != x or y != y) else v  # NaN
+    v = 1.0 if x == 1.0 else v
+    return 1.0 if y == 0.0 else v
+
+
+@numba.njit(inline="always")
+def pow_f64(x, y):
+    """``x ** y`` with NumPy's (C99's) special values; see :mod:`.vecmath`."""
+    x = np.float64(x)
+    y = np.float64(y)
+    ax = abs(x)
+    ok = ax > 0.0 and ax < _INF
+    lh, ll = _log_dd(ax if ok else 1.0)
+    zh = y * lh
+    zl = _fma(y, lh, -zh) + y * ll
+    zl = zl if abs(zh) < 1000.0 else 0.0  # (inf - inf: no low part needed)
+    v = _exp_dd(zh, zl)
+    return _pow_special(x, y, v)
+
+
+@numba.njit(inline="always")
+def pow_f32(x, y):
+    """float32 ``x ** y``: ``exp(y log|x|)`` in float64 (|y log x| <= 104
+    for results in float32's range, so float64's rounding is 2**-46 of it),
+    rounded once, with the same special values."""
+    x = np.float64(x)
+    y = np.float64(y)
+    ax = abs(x)
+    ok = ax > 0.0 and ax < _INF
+    v = fexp(y * _log_core(ax if ok else 1.0))
+    return np.float32(_pow_special(x, y, v))
+
+
+# ==========================================================================
+# erf: the Maclaurin series for |x| < 1, 1 - exp(-x**2) P(t) / Q(t) for
+# 1 <= |x| < 6 (t = |x| - 1), 1 beyond.  See :mod:`.vecmath`.
+
+_SQRT_PI = math.sqrt(math.pi)
+# erf(x) = x + x R(x**2), R(z) = (2/sqrt(pi) - 1) + sum_{n>=1} c_n z**n,
+# c_n = 2/sqrt(pi) (-1)**n / (n! (2n + 1)) (Abramowitz and Stegun 7.1.5);
+# 18 terms leave a truncation below 5e-18 at |x| = 1.
+_ERF_C0 = 0.12837916709551257390  # 2/sqrt(pi) - 1, rounded once
+_ERF_C = [2.0 / _SQRT_PI * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(1, 19)]
+(_EC1, _EC2, _EC3, _EC4, _EC5, _EC6, _EC7, _EC8, _EC9, _EC10, _EC11, _EC12, _EC13, _EC14,
+ _EC15, _EC16, _EC17, _EC18) = _ERF_C
+# erfc(a) exp(a**2) = P(t) / Q(t), t = a - 1, on 1 <= a <= 6: a weighted
+# least-squares rational fit of degree 6/6 made for this module
+# (Sanathanan-Koerner iteration against mpmath's erfc at 400 Chebyshev points,
+# weight exp(-a**2)): absolute error of the resulting erfc below 2e-19, i.e.
+# 0.002 ulp of erf.  All coefficients are positive (t >= 0): no cancellation.
+_EP = (0.427583576155807, 0.5214215957133084, 0.281940010177263, 0.08217902984867846,
+       0.012836465118731127, 0.0008581363089407025, 1.5447086953375571e-09)
+_EQ = (1.0, 1.8584287489275562, 1.485822999433166, 0.6559235715466825, 0.16918149782217431,
+       0.02427196727595279, 0.001521086107844353)
+_EP0, _EP1, _EP2, _EP3, _EP4, _EP5, _EP6 = _EP
+_EQ0, _EQ1, _EQ2, _EQ3, _EQ4, _EQ5, _EQ6 = _EQ
+
+
+@numba.njit(inline="always")
+def erf_f64(x):
+    """``erf(x)``: odd, ``erf(+-0) = +-0``, ``+-1`` from ``|x| >= 6`` (where it
+    rounds to 1) and at ``+-inf``, NaN at NaN."""
+    x = np.float64(x)
+    z = x * x
+    r = _EC18
+    r = r * z + _EC17
+    r = r * z + _EC16
+    r = r * z + _EC15
+    r = r * z + _EC14
+    r = r * z + _EC13
+    r = r * z + _EC12
+    r = r * z + _EC11
+    r = r * z + _EC10
+    r = r * z + _EC9
+    r = r * z + _EC8
+    r = r * z + _EC7
+    r = r * z + _EC6
+    r = r * z + _EC5
+    r = r * z + _EC4
+    r = r * z + _EC3
+    r = r * z + _EC2
+    r = r * z + _EC1
+    small = x + x * (r * z + _ERF_C0)
+    a = abs(x)
+    b = min(max(a, 1.0), 6.0)
+    t = b - 1.0
+    p = _EP6
+    p = p * t + _EP5
+    p = p * t + _EP4
+    p = p * t + _EP3
+    p = p * t + _EP2
+    p = p * t + _EP1
+    p = p * t + _EP0
+    q = _EQ6
+    q = q * t + _EQ5
+    q = q * t + _EQ4
+    q = q * t + _EQ3
+    q = q * t + _EQ2
+    q = q * t + _EQ1
+    q = q * t + _EQ0
+    large = 1.0 - fexp(-(b * b)) * (p / q)
+    large = large if a < 6.0 else 1.0
+    large = -large if x < 0.0 else large
+    v = small if a < 1.0 else large
+    return x if x != x else v
+
+
+@numba.njit(inline="always")
+def erf_f32(x):
+    """float32 ``erf``: float64 computation rounded once."""
+    return np.float32(erf_f64(np.float64(x)))
