@@ -4,11 +4,15 @@
     python benchmarks/vecmath.py --quick
 
 For each function ``f``, times (medians of interleaved samples) a Numba loop
-``out[i] = f(x[i])``, NumPy's ufunc, and a Numba loop calling ``math.f``,
-and prints the ratios loop/NumPy and loop/math.
+``out[i] = f(x[i])`` (``f(x[i], y[i])`` for pow), NumPy's ufunc (for erf,
+which NumPy lacks: ``scipy.special.erf``), and a Numba loop calling
+``math.f``, and prints ns per element and the ratios loop/NumPy and
+loop/math.  The ``vec`` column says whether the compiled loop does packed
+float64 arithmetic (AVX2 ``ymm`` registers in its machine code).
 """
 import argparse
 import math
+import re
 import time
 
 import numba
@@ -17,12 +21,34 @@ import numpy as np
 from tracegrad.primitives import _vecmath_kernels as K
 
 
-def _loop(f):
+def _loop(f, binary=False):
+    if binary:
+        @numba.njit(nogil=True, error_model="numpy", fastmath={"contract"})
+        def loop2(x, y, out):
+            for i in range(x.size):
+                out[i] = f(x[i], y[i])
+        return loop2
+
     @numba.njit(nogil=True, error_model="numpy", fastmath={"contract"})
     def loop(x, out):
         for i in range(x.size):
             out[i] = f(x[i])
     return loop
+
+
+def vectorized(loop):
+    """Whether the compiled loop does packed float64 arithmetic (``v...pd`` on
+    ``%ymm`` registers, x86-64 AVX2) rather than scalar (``sd``) ops."""
+    asm = "".join(loop.inspect_asm().values())
+    return len(re.findall(r"\bv(?:fn?madd|fn?msub|mul|add|sub)\w*pd\s+[^\n]*%ymm", asm)) >= 8
+
+
+def _scipy_erf():
+    try:
+        from scipy.special import erf  # lazy: optional, the reference for erf only
+    except ImportError:
+        return None
+    return erf
 
 
 def _sigmoid_np(x):
@@ -44,6 +70,9 @@ CASES = {
     "sigmoid": (_sigmoid_np, _math_sigmoid, lambda r, n: r.standard_normal(n) * 5),
     "sin": (np.sin, math.sin, lambda r, n: r.standard_normal(n) * 10),
     "cos": (np.cos, math.cos, lambda r, n: r.standard_normal(n) * 10),
+    "erf": (None, math.erf, lambda r, n: r.standard_normal(n) * 2),
+    # pow: bases log-uniform over [1e-3, 1e3], exponents normal * 4
+    "pow": (np.power, math.pow, lambda r, n: (np.exp(r.uniform(-7, 7, n)), r.standard_normal(n) * 4)),
 }
 
 
@@ -66,19 +95,29 @@ def main(argv=None):
     if args.quick:
         args.n, args.rounds = 10_000, 3
     rng = np.random.default_rng(0)
-    print("| function | dtype | loop (ms) | NumPy (ms) | math loop (ms) | loop/NumPy | loop/math |")
-    print("|---|---|---|---|---|---|---|")
+    print("| function | dtype | vec | loop (ns/el) | NumPy (ns/el) | math loop (ns/el) "
+          "| loop/NumPy | loop/math |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, (np_fn, math_fn, make) in CASES.items():
+        np_fn = _scipy_erf() if name == "erf" else np_fn
         for dt, suffix in ((np.float64, "f64"), (np.float32, "f32")):
-            x = make(rng, args.n).astype(dt)
-            out = np.empty_like(x)
-            fast, slow = _loop(getattr(K, f"{name}_{suffix}")), _loop(math_fn)
-            fast(x, out)
-            slow(x, out)
-            t = median_times({"loop": lambda: fast(x, out), "numpy": lambda: np_fn(x),
-                              "math": lambda: slow(x, out)}, args.rounds)
-            print(f"| {name} | {dt.__name__} | {t['loop'] * 1e3:.2f} | {t['numpy'] * 1e3:.2f} "
-                  f"| {t['math'] * 1e3:.2f} | {t['loop'] / t['numpy']:.2f} "
+            made = make(rng, args.n)
+            ins = tuple(a.astype(dt) for a in made) if isinstance(made, tuple) else (made.astype(dt),)
+            out = np.empty_like(ins[0])
+            binary = len(ins) == 2
+            fast = _loop(getattr(K, f"{name}_{suffix}"), binary)
+            slow = _loop(math_fn, binary)
+            fast(*ins, out)
+            slow(*ins, out)
+            fns = {"loop": lambda: fast(*ins, out), "math": lambda: slow(*ins, out)}
+            if np_fn is not None:
+                fns["numpy"] = lambda: np_fn(*ins)
+            t = median_times(fns, args.rounds)
+            ns = {k: v * 1e9 / args.n for k, v in t.items()}
+            npt = f"{ns['numpy']:.2f}" if "numpy" in ns else "-"
+            npr = f"{t['loop'] / t['numpy']:.2f}" if "numpy" in t else "-"
+            print(f"| {name} | {dt.__name__} | {'yes' if vectorized(fast) else 'NO'} "
+                  f"| {ns['loop']:.2f} | {npt} | {ns['math']:.2f} | {npr} "
                   f"| {t['loop'] / t['math']:.2f} |", flush=True)
 
 

@@ -312,7 +312,7 @@ def exp2(x):
 
 
 expm1_p = _primitive("expm1", np.expm1)
-expm1_p.lowering = Elementwise("math.expm1({0})", accepts=float_only)
+expm1_p.lowering = Elementwise("fexpm1({0})", exact="math.expm1({0})", accepts=float_only)
 expm1_p.reads = ((), True)
 _def_fused_derivative(expm1_p, "expm1", lambda ans, x: add(ans, 1.0), on_value=True)
 
@@ -323,7 +323,7 @@ def expm1(x):
 
 
 log_p = _primitive("log", np.log)
-log_p.lowering = Elementwise("math.log({0})", accepts=float_only)
+log_p.lowering = Elementwise("flog({0})", exact="math.log({0})", accepts=float_only)
 log_p.reads = ((0,), False)
 log_p.torch_name = "LogBackward0"
 _def_derivative(log_p, lambda ans, x: reciprocal(x))
@@ -353,7 +353,7 @@ def log10(x):
 
 
 log1p_p = _primitive("log1p", np.log1p)
-log1p_p.lowering = Elementwise("math.log1p({0})", accepts=float_only)
+log1p_p.lowering = Elementwise("flog1p({0})", exact="math.log1p({0})", accepts=float_only)
 log1p_p.reads = ((0,), False)
 _def_fused_derivative(log1p_p, "log1p", lambda ans, x: reciprocal(add(x, 1.0)))
 
@@ -778,7 +778,7 @@ def _pow_rule_y(g, ans, x, y):
 
 
 pow_p = _primitive("pow", np.power)
-pow_p.lowering = Elementwise("{0} ** {1}", accepts=float_only)
+pow_p.lowering = Elementwise("fpow({0}, {1})", exact="{0} ** {1}", accepts=float_only)
 pow_p.torch_name = "PowBackward1"
 defjvp(pow_p, _pow_rule_x, _pow_rule_y)
 defvjp_broadcasting(pow_p, _pow_rule_x, _pow_rule_y)

@@ -52,6 +52,7 @@ from .elementwise import (
 )
 from .batching import defbatch_axes, defbatch_elementwise
 from .kernels import FLOAT_DTYPES, ensure_numba
+from .lowering import Elementwise, same_float
 from .structural import _expand_reduced, defvjp_broadcasting, reduce_sum
 
 __all__ = [
@@ -273,6 +274,8 @@ def _sigmoid_impl(x):
 
 
 sigmoid_p.def_abstract_eval(_same_aval)
+sigmoid_p.lowering = Elementwise("fsigmoid({0})", accepts=same_float,
+    exact="1.0 / (1.0 + math.exp(-{0})) if {0} >= 0 else math.exp({0}) / (1.0 + math.exp({0}))")
 _def_symmetric_rule(sigmoid_p, lambda g, ans, x: sigmoid_grad(g, ans))
 
 
@@ -302,6 +305,7 @@ def _sigmoid_grad_impl(g, s):
 
 
 sigmoid_grad_p.def_abstract_eval(_elementwise_aval(lambda g, s: g * s * (1.0 - s)))
+sigmoid_grad_p.lowering = Elementwise("{0} * {1} * ({T}(1.0) - {1})", accepts=same_float)
 
 
 def _sigmoid_grad_ds(ct, ans, g, s):
@@ -446,6 +450,7 @@ def _erf_other_dtypes(x):
 
 
 erf_p.def_abstract_eval(_same_aval)
+erf_p.lowering = Elementwise("ferf({0})", exact="math.erf({0})", accepts=same_float)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # erf'(x) = 2 / sqrt(pi) * exp(-x**2)
 _def_symmetric_rule(erf_p, lambda g, ans, x: mul(g, mul(_TWO_OVER_SQRT_PI, exp(neg(square(x))))))

@@ -136,7 +136,8 @@ def test_threaded_split_matches_one_thread(name, monkeypatch):
 # called from a Numba loop as the code generator calls them.
 
 SCALAR_ULP = {"exp": 1, "log": 1, "log1p": 2, "expm1": 2, "tanh": 3, "sigmoid": 3,
-              "sin": 2, "cos": 2}
+              "sin": 2, "cos": 2, "erf": 2}
+_math_erf = np.frompyfunc(math.erf, 1, 1)
 LD = np.longdouble
 SCALAR_REF = {  # 80-bit long double where NumPy has it (x86), else float64
     "exp": lambda x: np.exp(x.astype(LD)),
@@ -147,6 +148,8 @@ SCALAR_REF = {  # 80-bit long double where NumPy has it (x86), else float64
     "sigmoid": lambda x: 1 / (1 + np.exp(-x.astype(LD))),
     "sin": lambda x: np.sin(x.astype(LD)),
     "cos": lambda x: np.cos(x.astype(LD)),
+    # NumPy has no erf: the C library's (math.erf, within 1 ulp), as float64
+    "erf": lambda x: _math_erf(x.astype(np.float64)).astype(np.float64).astype(LD),
 }
 _loops = {}
 
@@ -226,6 +229,7 @@ SPECIAL_WANT = {
     "sigmoid": [0.5, 0.5, 1.0, 0.0, np.nan, 1 / (1 + np.e), 1 / (1 + np.exp(-1.0)), 0.5, 0.5],
     "sin": [0.0, -0.0, np.nan, np.nan, np.nan, np.sin(-1.0), np.sin(1.0), 5e-324, -5e-324],
     "cos": [1.0, 1.0, np.nan, np.nan, np.nan, np.cos(1.0), np.cos(1.0), 1.0, 1.0],
+    "erf": [0.0, -0.0, 1.0, -1.0, np.nan, math.erf(-1.0), math.erf(1.0), 5e-324, -5e-324],
 }
 
 
@@ -317,3 +321,116 @@ def test_scalar_property_matches_numpy(name, x):
         want = SCALAR_REF[name](x)
     assert np.array_equal(np.isnan(got), np.isnan(want.astype(np.float64)))
     assert scalar_ulp(got, want, np.float64).max(initial=0) <= SCALAR_ULP[name]
+
+
+def test_scalar_erf_tails_and_switch_points():
+    # the series/rational switch at |x| = 1 and the rounding of erf to 1 near 6
+    rng = np.random.default_rng(17)
+    x = np.concatenate([1 + rng.uniform(-1e-3, 1e-3, 5000), rng.uniform(5.5, 6.5, 5000),
+                        rng.uniform(0, 7, 10000), [1.0, np.nextafter(1.0, 0), 6.0, 5.9, 27.0]])
+    x = np.concatenate([x, -x])
+    got = scalar_loop("erf", np.float64)(x)
+    want = SCALAR_REF["erf"](x)
+    assert scalar_ulp(got, want, np.float64).max() <= SCALAR_ULP["erf"]
+    np.testing.assert_array_equal(got[np.abs(x) >= 6], np.sign(x[np.abs(x) >= 6]))
+
+
+# ==========================================================================
+# pow_f64 / pow_f32 (two operands)
+
+_pow_loops = {}
+
+
+def pow_loop(dtype):
+    """A compiled ``out[i] = pow_<f64|f32>(x[i], y[i])``."""
+    key = np.dtype(dtype).name
+    if key not in _pow_loops:
+        numba = pytest.importorskip("numba")
+        from tracegrad.primitives import _vecmath_kernels as k
+
+        f = k.pow_f64 if key == "float64" else k.pow_f32
+
+        @numba.njit(error_model="numpy")
+        def loop(x, y, out):
+            for i in range(x.size):
+                out[i] = f(x[i], y[i])
+
+        _pow_loops[key] = loop
+    loop = _pow_loops[key]
+    return lambda x, y: (loop(x, y, out := np.empty_like(x)), out)[1]
+
+
+def pow_cases(dtype, n=30_000):
+    """(name, bases, exponents): the whole range, results near over- and
+    underflow, bases near 1 with huge exponents, negative bases with
+    integer exponents, subnormal bases and results."""
+    rng = np.random.default_rng(4321)
+    x = np.exp(rng.uniform(-5, 5, n))
+    info = np.finfo(dtype)
+    sub = np.exp(rng.uniform(np.log(float(info.smallest_subnormal)), np.log(float(info.tiny)), n))
+    return [
+        ("log-uniform", np.exp(rng.uniform(-745, 709, n)), rng.standard_normal(n) * 3),
+        ("large |y log x|", x, rng.uniform(-745, 709, n) / np.log(x)),
+        ("near 1, huge y", 1 + rng.uniform(-1e-3, 1e-3, n), rng.uniform(-7e5, 7e5, n)),
+        ("near sqrt 2", np.sqrt(2) * (1 + rng.uniform(-1e-2, 1e-2, n)), rng.uniform(-2e3, 2e3, n)),
+        ("negative base", -np.exp(rng.uniform(-20, 20, n)), np.round(rng.uniform(-30, 30, n))),
+        ("subnormal base", sub, rng.uniform(-1, 1.2, n)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pow_ulp_over_ranges(dtype):
+    bound = 2 if dtype == np.float64 else 1
+    for name, x, y in pow_cases(dtype):
+        with np.errstate(over="ignore"):
+            x, y = x.astype(dtype), y.astype(dtype)
+        keep = np.isfinite(x) & np.isfinite(y)
+        x, y = x[keep], y[keep]
+        got = pow_loop(dtype)(x, y)
+        assert got.dtype == dtype
+        with np.errstate(all="ignore"):
+            want = np.power(x.astype(LD), y.astype(LD))
+            w = want.astype(dtype)
+        err = scalar_ulp(got, want, dtype)
+        assert err.size > 1000 and err.max() <= bound, (name, err.max())
+        special = ~np.isfinite(w) | (w == 0)  # overflow, underflow, NaN: exact
+        np.testing.assert_array_equal(got[special], w[special])
+
+
+POW_X = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 5e-324, -5e-324,
+         1e308, -3.0, 10.0]
+POW_Y = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 1e308,
+         -1e308, 2.5, 1e-320, 2.0 ** 53, 2.0 ** 53 + 2, 1023.9, 1024.0, -1074.0, -1075.0, 308.0,
+         -323.0, -324.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pow_special_values_match_numpy(dtype):
+    # every pair: zeros, infinities, NaN, 1**y, x**0, negative bases with
+    # odd/even/non-integer exponents, overflow and underflow thresholds
+    with np.errstate(over="ignore"):
+        xs, ys = (np.array(v, dtype) for v in np.meshgrid(POW_X, POW_Y))
+    x, y = xs.ravel(), ys.ravel()
+    got = pow_loop(dtype)(x, y)
+    with np.errstate(all="ignore"):
+        want = np.power(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
+    exact = ~np.isfinite(want) | (want == 0) | (np.abs(x) == 1) | (y == 0)
+    np.testing.assert_array_equal(got[exact], want[exact])
+    signed = np.isinf(want) | (want == 0)
+    np.testing.assert_array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
+    np.testing.assert_array_max_ulp(got[~exact], want[~exact], maxulp=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(xy=hnp.arrays(np.float64, st.tuples(st.just(2), st.integers(1, 30)),
+                     elements=st.floats(allow_nan=True, allow_infinity=True)))
+def test_pow_property_matches_numpy(xy):
+    x, y = np.ascontiguousarray(xy[0]), np.ascontiguousarray(xy[1])
+    got = pow_loop(np.float64)(x, y)
+    with np.errstate(all="ignore"):
+        want = np.power(x.astype(LD), y.astype(LD))
+        w = np.power(x, y)
+    assert np.array_equal(np.isnan(got), np.isnan(w))
+    assert scalar_ulp(got, want, np.float64).max(initial=0) <= 2
+    special = ~np.isfinite(w) | (w == 0)
+    np.testing.assert_array_equal(got[special], w[special])

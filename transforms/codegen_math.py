@@ -18,7 +18,8 @@ import numpy as np
 from ..primitives import _vecmath_kernels as _vk
 from ..primitives._vecmath_kernels import fexp
 
-__all__ = ["NAMESPACE", "fexp", "fsin", "fcos", "ftanh"]
+__all__ = ["NAMESPACE", "fexp", "fsin", "fcos", "ftanh", "flog", "flog1p", "fexpm1", "fpow",
+           "ferf", "fsigmoid"]
 
 _TRIG_MAX = _vk._TRIG_MAX
 
@@ -36,24 +37,20 @@ def fcos(x):
     return _vk._trig(x, 1)
 
 
-@numba.njit(inline="always")
-def ftanh(x):
-    """``tanh(x)`` for every float64 ``x`` (vecmath's tanh kernel, one element):
-    ``expm1(2|x|) / (expm1(2|x|) + 2)`` with the sign put back."""
-    xf = np.float64(x)
-    a = min(abs(xf), 20.0)  # tanh(20) rounds to 1
-    y = a + a
-    t = y * _vk._LOG2E + _vk._SHIFT
-    kf = t - _vk._SHIFT
-    r = (y - kf * _vk._LN2_HI) - kf * _vk._LN2_LO
-    s = _vk._pow2_of_shifted(t)
-    e = s * _vk._expm1_reduced(r) + (s - 1.0)
-    v = e / (e + 2.0)
-    v = -v if xf < 0.0 else v
-    v = xf if xf == 0.0 else v
-    return xf if xf != xf else v
+#: ``tanh``, ``log``, ``log1p``, ``expm1``, ``pow`` (``x ** y``), ``erf`` and
+#: the logistic sigmoid for every float64 argument (NumPy's special values
+#: included; :mod:`tracegrad.primitives.vecmath` documents their accuracy,
+#: within 2 ulp): no ``check`` needed.
+ftanh = _vk.tanh_f64
+flog = _vk.log_f64
+flog1p = _vk.log1p_f64
+fexpm1 = _vk.expm1_f64
+fpow = _vk.pow_f64
+ferf = _vk.erf_f64
+fsigmoid = _vk.sigmoid_f64
 
 
 #: The globals of every generated module.
 NAMESPACE = {"math": math, "np": np, "fexp": fexp, "fsin": fsin, "fcos": fcos, "ftanh": ftanh,
-             "TRIG_MAX": _TRIG_MAX}
+             "flog": flog, "flog1p": flog1p, "fexpm1": fexpm1, "fpow": fpow, "ferf": ferf,
+             "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX}
