@@ -8,7 +8,7 @@ For each function ``f``, times (medians of interleaved samples) a Numba loop
 which NumPy lacks: ``scipy.special.erf``), and a Numba loop calling
 ``math.f``, and prints ns per element and the ratios loop/NumPy and
 loop/math.  The ``vec`` column says whether the compiled loop does packed
-float64 arithmetic (AVX2 ``ymm`` registers in its machine code).
+float arithmetic (AVX2 ``ymm`` / AVX-512 ``zmm`` registers in its machine code).
 """
 import argparse
 import math
@@ -37,10 +37,14 @@ def _loop(f, binary=False):
 
 
 def vectorized(loop):
-    """Whether the compiled loop does packed float64 arithmetic (``v...pd`` on
-    ``%ymm`` registers, x86-64 AVX2) rather than scalar (``sd``) ops."""
+    """Whether the compiled loop does packed float arithmetic (``v...pd`` /
+    ``v...ps`` on ``%ymm``/``%zmm`` registers: x86-64 AVX2 / AVX-512)."""
     asm = "".join(loop.inspect_asm().values())
-    return len(re.findall(r"\bv(?:fn?madd|fn?msub|mul|add|sub)\w*pd\s+[^\n]*%ymm", asm)) >= 8
+    return len(re.findall(PACKED_OP, asm)) >= 8
+
+
+#: A packed (4- or 8-lane) float arithmetic instruction in x86-64 assembly.
+PACKED_OP = r"\bv(?:fn?madd|fn?msub|mul|add|sub|div)\w*p[ds]\s+[^\n]*%[yz]mm"
 
 
 def _scipy_erf():

@@ -109,11 +109,12 @@ module against mpmath (absolute erfc error below 2e-19); 1 beyond 6.
 (pow: ulp against 80-bit ``powl``; loop/math ratios 0.52 (f64) and 0.70
 (f32) for pow, 0.20 / 0.24 for erf, whose NumPy column is SciPy's.)
 
-Vectorization: the machine code of these loops (``inspect_asm``) shows
-scalar ``vfmadd...sd`` arithmetic, not packed ``pd`` on ``ymm`` (LLVM does
-vectorize a trivial ``x * 2 + 1`` loop): the speedups against ``math.*``
-come from inlined, call-free polynomial code, not SIMD.  Why LLVM declines
-is not yet known; ``benchmarks/vecmath.py`` prints a ``vec`` column.
+Vectorization: the machine code of each loop ``out[i] = f(x[i])``
+(``inspect_asm``) does packed float64 arithmetic: on this AVX-512 machine
+LLVM picks 8-wide ``zmm`` vectors for the longer bodies (4-wide ``ymm`` for
+short ones), the scalar ``sd`` copy being the remainder loop
+(``tests/test_vecmath.py::test_scalar_functions_vectorize``, the ``vec``
+column of ``benchmarks/vecmath.py``).
 """
 import os
 import threading

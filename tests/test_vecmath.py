@@ -168,7 +168,9 @@ def scalar_loop(name, dtype):
             for i in range(x.size):
                 out[i] = f(x[i])
 
-        _loops[key] = lambda x: (loop(x, out := np.empty_like(x)), out)[1]
+        run = lambda x: (loop(x, out := np.empty_like(x)), out)[1]  # noqa: E731
+        run.dispatcher = loop
+        _loops[key] = run
     return _loops[key]
 
 
@@ -357,7 +359,9 @@ def pow_loop(dtype):
 
         _pow_loops[key] = loop
     loop = _pow_loops[key]
-    return lambda x, y: (loop(x, y, out := np.empty_like(x)), out)[1]
+    run = lambda x, y: (loop(x, y, out := np.empty_like(x)), out)[1]  # noqa: E731
+    run.dispatcher = loop
+    return run
 
 
 def pow_cases(dtype, n=30_000):
@@ -434,3 +438,43 @@ def test_pow_property_matches_numpy(xy):
     assert scalar_ulp(got, want, np.float64).max(initial=0) <= 2
     special = ~np.isfinite(w) | (w == 0)
     np.testing.assert_array_equal(got[special], w[special])
+
+
+# A packed (4- or 8-lane) float arithmetic instruction in x86-64 assembly
+_PACKED_OP = r"\bv(?:fn?madd|fn?msub|mul|add|sub|div)\w*p[ds]\s+[^\n]*%[yz]mm"
+
+
+def _packed_ops(dispatcher):
+    import re
+
+    return len(re.findall(_PACKED_OP, "".join(dispatcher.inspect_asm().values())))
+
+
+def test_scalar_functions_vectorize():
+    """The loops compile to SIMD code (packed arithmetic on ymm/zmm registers:
+    no libm call per element); ``math.exp``'s loop, the control, has none."""
+    numba = pytest.importorskip("numba")
+    try:
+        with open("/proc/cpuinfo") as f:
+            avx2 = " avx2" in f.read()
+    except OSError:
+        avx2 = False
+    if not avx2:
+        pytest.skip("packed instructions are counted on x86-64 machines with AVX2")
+
+    @numba.njit(error_model="numpy")
+    def math_loop(x, out):
+        for i in range(x.size):
+            out[i] = math.exp(x[i])
+
+    x = np.linspace(-1, 1, 64)
+    math_loop(x, np.empty_like(x))
+    assert _packed_ops(math_loop) == 0
+    for dt in (np.float64, np.float32):
+        xt = x.astype(dt)
+        pow_loop(dt)(xt, xt)
+        assert _packed_ops(pow_loop(dt).dispatcher) >= 20, ("pow", dt)
+        for name in sorted(SCALAR_ULP):
+            run = scalar_loop(name, dt)
+            run(xt)
+            assert _packed_ops(run.dispatcher) >= 10, (name, dt)
