@@ -1,5 +1,6 @@
 """Accuracy of the vectorized Numba math kernels against NumPy (the C library)."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -445,8 +446,6 @@ _PACKED_OP = r"\bv(?:fn?madd|fn?msub|mul|add|sub|div)\w*p[ds]\s+[^\n]*%[yz]mm"
 
 
 def _packed_ops(dispatcher):
-    import re
-
     return len(re.findall(_PACKED_OP, "".join(dispatcher.inspect_asm().values())))
 
 
