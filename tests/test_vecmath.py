@@ -477,3 +477,35 @@ def test_scalar_functions_vectorize():
             run = scalar_loop(name, dt)
             run(xt)
             assert _packed_ops(run.dispatcher) >= 10, (name, dt)
+
+
+# ==========================================================================
+# The functions inside jit's fused loops (transforms/codegen_math names)
+
+def test_jit_fused_loops_use_fast_functions_and_match_eager():
+    pytest.importorskip("numba")
+    import tracegrad as tg
+    import tracegrad.numpy as tnp
+    from tracegrad.primitives.nn import erf, sigmoid
+
+    rng = np.random.default_rng(8)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-310, -1e-310, 1e300, -1e300, 710.0, -750.0]
+    x = np.concatenate([rng.standard_normal(1000) * 5, specials])  # >= FAST_MATH_MIN_SIZE
+    y = np.concatenate([rng.standard_normal(1000) * 3, specials[::-1]])
+
+    def f(x, y):
+        return (tnp.log(x), tnp.log1p(x), tnp.expm1(x), tnp.power(x, y), erf(x), sigmoid(x))
+
+    jitted = tg.jit(f)
+    source = jitted.lower(x, y).source
+    for name in ("flog(", "flog1p(", "fexpm1(", "fpow(", "ferf(", "fsigmoid("):
+        assert name in source, name
+    with np.errstate(all="ignore"):
+        got, want = jitted(x, y), f(x, y)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        exact = ~np.isfinite(w) | (w == 0)
+        np.testing.assert_array_equal(g[exact], w[exact])
+        np.testing.assert_array_max_ulp(g[~exact & ~np.isnan(w)], w[~exact & ~np.isnan(w)], maxulp=4)
