@@ -9,6 +9,15 @@ branch-free polynomial versions of :mod:`tracegrad.primitives.vecmath`
 (LLVM vectorizes them), valid where the lowering's ``check`` is false.
 Switching a primitive to another helper's function is the one-line change
 of its expression, plus the name here.
+
+In use: ``fexp``, ``fsin``/``fcos`` (with the trig ``check``), ``ftanh``,
+``flog``, ``flog1p``, ``fexpm1``, ``fpow`` (float64 only: in a loop float32
+``powf`` is faster), ``ferf`` and ``fsigmoid``; each lowering keeps the
+``math.*`` form as its ``exact`` expression, which clusters below
+``codegen.FAST_MATH_MIN_SIZE`` elements use.  Inlining the polynomials
+costs compile time: ``tg.jit(tg.grad(f))`` of a 1e6-element mix of all of
+them took 3.8-4.1 s of CPU for its first call against 2.4-2.6 s with
+``math.*``, and its calls 33-35 ms against 71-75 ms.
 """
 import math
 
