@@ -1,6 +1,6 @@
 """Vectorizable float math in Numba: exp, sin, cos, tanh.
 
-On these machines (AVX2, no AVX-512) NumPy's float64 ``exp``, ``sin``,
+On these machines (AMD EPYC, AVX2 and AVX-512) NumPy's float64 ``exp``, ``sin``,
 ``cos`` and ``tanh`` run the scalar C library one element at a time, and so
 does a Numba loop calling ``math.exp``.  The kernels here are instead written
 as branch-free polynomial code that LLVM turns into AVX2 (4 doubles per
