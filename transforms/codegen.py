@@ -89,6 +89,7 @@ import numpy as np
 
 from ..interpreters.staging import Literal, _names
 from ..primitives.lowering import ArrayOp, Elementwise, Reduction
+from .compile_cache import load_module
 
 __all__ = ["compile_program", "compile_source", "blas_available", "live_eqns",
            "EmitContext", "PARALLEL_MIN_SIZE"]
@@ -144,11 +145,17 @@ def live_eqns(jaxpr):
     return keep
 
 
-def compile_source(source, namespace, name):
-    """``exec`` ``source`` in ``namespace`` and return its function ``name``
-    (the one place turning generated source into a function)."""
-    exec(compile(source, f"<tracegrad.jit {name}>", "exec"), namespace)  # noqa: S102 - generated here
-    return namespace[name]
+def compile_source(source, namespace, name, frozen=()):
+    """Run the module ``source`` with the globals ``namespace`` and return its
+    function ``name`` (the one place turning generated source into functions).
+
+    The module runs from its file in the compile cache, so its
+    ``@numba.njit(cache=CACHE, ...)`` functions load from Numba's on-disk
+    cache in a new process; ``frozen`` names the globals whose values the
+    compiled code freezes (they key the file by value).  See
+    :mod:`tracegrad.transforms.compile_cache`.
+    """
+    return load_module(source, namespace, frozen)[name]
 
 
 def _aval(a):
@@ -639,9 +646,8 @@ def compile_program(closed, *, blas=None):
             opts = dict(error_model="numpy", nogil=True)  # (no FMA contraction: eager rounds each op)
             if ctx.parallel:
                 opts["parallel"] = True
-            src = f"@numba.njit(**{opts!r})\n" + src
+            src = f"@numba.njit(cache=CACHE, **{opts!r})\n" + src
             seg_sources.append(src)
-            py_ns[fname] = compile_source(src, ctx_ns, fname)
             for v in outs:
                 drv_names[v] = body.array(v) if v not in drv_names else drv_names[v]
             lhs = ", ".join(dname(v) for v in outs) + ("," if len(outs) == 1 else "")
@@ -654,5 +660,10 @@ def compile_program(closed, *, blas=None):
                 driver.append(_impl_call(eqn, ctx, py_ns, dname))
     driver.append(f"    return [{', '.join(dname(a) for a in jaxpr.outvars)}]")
     drv_src = "\n".join(driver) + "\n"
-    run = compile_source(drv_src, py_ns, "run")
-    return "\n".join(seg_sources + [drv_src]), run
+    # one module (segments and driver): one cache file, one Numba cache index
+    source = "\n".join(seg_sources + [drv_src])
+    frozen = [k for k in ctx_ns if k not in codegen_math.NAMESPACE and k != "numba"]
+    clash = [k for k in py_ns if k in ctx_ns and py_ns[k] is not ctx_ns[k]]
+    assert not clash, f"generated names used twice: {clash}"
+    run = compile_source(source, {**ctx_ns, **py_ns}, "run", frozen)
+    return source, run
