@@ -83,11 +83,14 @@ us), big 0.21 (2.4 vs 11.5 ms), jac 0.72 (47 vs 65 us), hess 0.98 (47 vs
 48 us), mlp 0.93 (2.1 vs 2.2 ms), per_example 0.37 (85 vs 230 ms).  Before
 this module (the impl-calling driver): 8.99, 2.02, 1.67, 3.33, 0.72, 0.28.
 """
+import importlib.util
 import keyword
+import os
 
 import numpy as np
 
 from ..interpreters.staging import Literal, _names
+from ..primitives.kernels import ensure_numba
 from ..primitives.lowering import ArrayOp, Elementwise, Reduction
 from .compile_cache import load_module
 
@@ -122,14 +125,20 @@ _blas = None
 
 
 def blas_available():
-    """Whether Numba's ``np.dot`` can run here (it binds SciPy's BLAS)."""
+    """Whether Numba's ``np.dot`` can run here (it binds SciPy's BLAS,
+    ``scipy.linalg.cython_blas``).  Looked up on disk, not imported: importing
+    ``scipy.linalg`` costs 0.15-0.4 s of the first compile, and a program
+    whose cached machine code calls BLAS imports it when it runs."""
     global _blas
     if _blas is None:
         try:
-            import scipy.linalg.cython_blas  # noqa: F401  # lazy: optional, Numba's BLAS binding
-            _blas = True
-        except ImportError:
-            _blas = False
+            spec = importlib.util.find_spec("scipy")
+        except (ImportError, ValueError):
+            spec = None
+        folders = (spec.submodule_search_locations or []) if spec is not None else []
+        _blas = any(name.startswith("cython_blas.") and not name.endswith((".pxd", ".pyi"))
+                    for folder in folders if os.path.isdir(os.path.join(folder, "linalg"))
+                    for name in os.listdir(os.path.join(folder, "linalg")))
     return _blas
 
 
@@ -585,7 +594,7 @@ def compile_program(closed, *, blas=None):
         The whole generated source (compiled segments and the driver), and
         ``run(*args) -> list`` with the constants bound.
     """
-    import numba  # lazy: heavy, imported on the first compile only
+    numba = ensure_numba()  # the first compile pays Numba's import (with the collector paused)
 
     from . import codegen_math  # lazy: imports Numba
 
