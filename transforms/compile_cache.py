@@ -5,9 +5,10 @@
 driver of a program, see :mod:`tracegrad.transforms.codegen`) from a file
 ``<cache dir>/<key>.py``.  Numba keys its on-disk cache (the ``.nbi`` index
 and ``.nbc`` data files, in ``__pycache__`` beside the module or under
-``NUMBA_CACHE_DIR``) on that file's path and modification stamp, so the
-second process that builds the same program finds the machine code instead
-of compiling it.
+``NUMBA_CACHE_DIR``) on that file's path and stamp (a hash of its contents
+in Numba 0.68, its mtime and size in older versions) and on each function's
+bytecode, so the second process that builds the same program finds the
+machine code instead of compiling it.
 
 Where
 -----
@@ -38,8 +39,8 @@ The first line of the file is ``# tracegrad jit module <key>``; the file is
 used only if its whole text equals the expected text (header plus source),
 otherwise (truncated, edited, another key's content) it is rewritten.  Files
 are written to a temporary name and published with ``os.link`` (the first
-writer wins, so a valid file is never replaced and Numba's stamp for it
-stays valid) or ``os.replace`` over an invalid one: a reader sees a whole
+writer wins, so a valid file is never replaced and an mtime stamp of
+older Numba versions stays valid) or ``os.replace`` over an invalid one: a reader sees a whole
 file or none.  Numba's index and data files are read through a guard: one
 that fails to load (garbage, truncated, from an incompatible build) is
 discarded and the function compiled again, never a crash.  Two processes
