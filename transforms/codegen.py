@@ -154,17 +154,18 @@ def live_eqns(jaxpr):
     return keep
 
 
-def compile_source(source, namespace, name, frozen=()):
-    """Run the module ``source`` with the globals ``namespace`` and return its
-    function ``name`` (the one place turning generated source into functions).
+def compile_source(source, namespace, name, frozen=(), driver=None):
+    """Run the module ``source`` with the globals ``namespace`` (and the
+    Python-only globals ``driver``) and return its function ``name`` (the
+    one place turning generated source into functions).
 
     The module runs from its file in the compile cache, so its
     ``@numba.njit(cache=CACHE, ...)`` functions load from Numba's on-disk
     cache in a new process; ``frozen`` names the globals whose values the
     compiled code freezes (they key the file by value).  See
-    :mod:`tracegrad.transforms.compile_cache`.
+    :func:`tracegrad.transforms.compile_cache.load_module`.
     """
-    return load_module(source, namespace, frozen)[name]
+    return load_module(source, namespace, frozen, driver)[name]
 
 
 def _aval(a):
@@ -610,7 +611,7 @@ def compile_program(closed, *, blas=None):
     ctx_ns["numba"] = numba
     ctx = EmitContext(ctx_ns, blas)
     ctx._taken.update(ctx_ns)
-    ctx._taken.update(("asarray", "contiguous"))
+    ctx._taken.update(("asarray", "contiguous", "CACHE"))
     drv_names = {}
 
     def dname(v):
@@ -674,5 +675,5 @@ def compile_program(closed, *, blas=None):
     frozen = [k for k in ctx_ns if k not in codegen_math.NAMESPACE and k != "numba"]
     clash = [k for k in py_ns if k in ctx_ns and py_ns[k] is not ctx_ns[k]]
     assert not clash, f"generated names used twice: {clash}"
-    run = compile_source(source, {**ctx_ns, **py_ns}, "run", frozen)
+    run = compile_source(source, ctx_ns, "run", frozen, py_ns)
     return source, run
