@@ -59,7 +59,10 @@ Source and compilation
 The generated source names arrays after the IR's variables (``c`` is the IR's
 ``c``), loop-local scalars ``e_c``, and each statement carries the
 primitive's name in a comment; ``jitted.lower(*args).source`` shows it.
-:func:`compile_source` is the one place turning source into functions.
+:func:`compile_source` is the one place turning source into functions: the
+segments and the driver are one module, run from its file in the compile
+cache (:mod:`tracegrad.transforms.compile_cache`), so Numba's on-disk cache
+serves it to the next process.
 
 Measured (2 cores shared with five other workers, medians)
 ----------------------------------------------------------
@@ -73,8 +76,14 @@ to compile (a generated copying loop: nothing measurable), ``np.dot`` about
 1 s per signature (so products above 2**18 multiply-adds, BLAS-bound anyway,
 run NumPy's matmul from the driver), and 50 inlined polynomial sines in one
 loop 100 s (small clusters call ``math.*``, see :data:`FAST_MATH_MIN_SIZE`).
-``jit(grad(mlp))`` first call in a fresh process: 1.9 s (3.1 s when the
-eager kernels' Numba cache is empty too).
+``jit(grad(mlp))`` first call in a fresh process (CPU seconds, medians of
+3, machine load 4-5 on 2 cores; wall was twice that): 0.70 s with the
+compile cache and Numba's cache warm (1.4-1.7 s without the compile cache,
+eager kernels' cache warm), 3.3 s with both empty.  Of the warm 0.70 s,
+0.42 s is Numba's fixed cost (import and first dispatch) and 0.09 s
+importing ``_nn_kernels`` (68 dispatchers); of the empty-cache time, the
+eager kernels the driver's impls run (tanh, log_softmax and its vjp,
+sum_to_shape, Numba's warm-up) take about two thirds.
 
 ``python jitcmp.py chain mlp big jac hess per_example`` (``tg.jit(grad(f))``
 against ``jax.jit(jax.grad(f))`` on benchmarks/bench.py's workloads, medians,
