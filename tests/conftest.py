@@ -14,6 +14,15 @@ import pytest
 from tracegrad.core import EvalTrace, current_trace
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _jit_cache_dir(tmp_path_factory):
+    """jit's compile cache in a folder of this session, not the user's ~/.cache
+    (subprocesses started by tests inherit it)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRACEGRAD_CACHE_DIR", str(tmp_path_factory.mktemp("tracegrad-jit-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_interpreter_state_left():
     before = current_trace()

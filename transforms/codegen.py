@@ -59,7 +59,10 @@ Source and compilation
 The generated source names arrays after the IR's variables (``c`` is the IR's
 ``c``), loop-local scalars ``e_c``, and each statement carries the
 primitive's name in a comment; ``jitted.lower(*args).source`` shows it.
-:func:`compile_source` is the one place turning source into functions.
+:func:`compile_source` is the one place turning source into functions: the
+segments and the driver are one module, run from its file in the compile
+cache (:mod:`tracegrad.transforms.compile_cache`), so Numba's on-disk cache
+serves it to the next process.
 
 Measured (2 cores shared with five other workers, medians)
 ----------------------------------------------------------
@@ -73,8 +76,14 @@ to compile (a generated copying loop: nothing measurable), ``np.dot`` about
 1 s per signature (so products above 2**18 multiply-adds, BLAS-bound anyway,
 run NumPy's matmul from the driver), and 50 inlined polynomial sines in one
 loop 100 s (small clusters call ``math.*``, see :data:`FAST_MATH_MIN_SIZE`).
-``jit(grad(mlp))`` first call in a fresh process: 1.9 s (3.1 s when the
-eager kernels' Numba cache is empty too).
+``jit(grad(mlp))`` first call in a fresh process (CPU seconds, medians of
+3, machine load 4-5 on 2 cores; wall was twice that): 0.70 s with the
+compile cache and Numba's cache warm (1.4-1.7 s without the compile cache,
+eager kernels' cache warm), 3.3 s with both empty.  Of the warm 0.70 s,
+0.42 s is Numba's fixed cost (import and first dispatch) and 0.09 s
+importing ``_nn_kernels`` (68 dispatchers); of the empty-cache time, the
+eager kernels the driver's impls run (tanh, log_softmax and its vjp,
+sum_to_shape, Numba's warm-up) take about two thirds.
 
 ``python jitcmp.py chain mlp big jac hess per_example`` (``tg.jit(grad(f))``
 against ``jax.jit(jax.grad(f))`` on benchmarks/bench.py's workloads, medians,
@@ -83,12 +92,16 @@ us), big 0.21 (2.4 vs 11.5 ms), jac 0.72 (47 vs 65 us), hess 0.98 (47 vs
 48 us), mlp 0.93 (2.1 vs 2.2 ms), per_example 0.37 (85 vs 230 ms).  Before
 this module (the impl-calling driver): 8.99, 2.02, 1.67, 3.33, 0.72, 0.28.
 """
+import importlib.util
 import keyword
+import os
 
 import numpy as np
 
 from ..interpreters.staging import Literal, _names
+from ..primitives.kernels import ensure_numba
 from ..primitives.lowering import ArrayOp, Elementwise, Reduction
+from .compile_cache import load_module
 
 __all__ = ["compile_program", "compile_source", "blas_available", "live_eqns",
            "EmitContext", "PARALLEL_MIN_SIZE"]
@@ -121,14 +134,20 @@ _blas = None
 
 
 def blas_available():
-    """Whether Numba's ``np.dot`` can run here (it binds SciPy's BLAS)."""
+    """Whether Numba's ``np.dot`` can run here (it binds SciPy's BLAS,
+    ``scipy.linalg.cython_blas``).  Looked up on disk, not imported: importing
+    ``scipy.linalg`` costs 0.15-0.4 s of the first compile, and a program
+    whose cached machine code calls BLAS imports it when it runs."""
     global _blas
     if _blas is None:
         try:
-            import scipy.linalg.cython_blas  # noqa: F401  # lazy: optional, Numba's BLAS binding
-            _blas = True
-        except ImportError:
-            _blas = False
+            spec = importlib.util.find_spec("scipy")
+        except (ImportError, ValueError):
+            spec = None
+        folders = (spec.submodule_search_locations or []) if spec is not None else []
+        _blas = any(name.startswith("cython_blas.") and not name.endswith((".pxd", ".pyi"))
+                    for folder in folders if os.path.isdir(os.path.join(folder, "linalg"))
+                    for name in os.listdir(os.path.join(folder, "linalg")))
     return _blas
 
 
@@ -144,11 +163,18 @@ def live_eqns(jaxpr):
     return keep
 
 
-def compile_source(source, namespace, name):
-    """``exec`` ``source`` in ``namespace`` and return its function ``name``
-    (the one place turning generated source into a function)."""
-    exec(compile(source, f"<tracegrad.jit {name}>", "exec"), namespace)  # noqa: S102 - generated here
-    return namespace[name]
+def compile_source(source, namespace, name, frozen=(), driver=None):
+    """Run the module ``source`` with the globals ``namespace`` (and the
+    Python-only globals ``driver``) and return its function ``name`` (the
+    one place turning generated source into functions).
+
+    The module runs from its file in the compile cache, so its
+    ``@numba.njit(cache=CACHE, ...)`` functions load from Numba's on-disk
+    cache in a new process; ``frozen`` names the globals whose values the
+    compiled code freezes (they key the file by value).  See
+    :func:`tracegrad.transforms.compile_cache.load_module`.
+    """
+    return load_module(source, namespace, frozen, driver)[name]
 
 
 def _aval(a):
@@ -578,7 +604,7 @@ def compile_program(closed, *, blas=None):
         The whole generated source (compiled segments and the driver), and
         ``run(*args) -> list`` with the constants bound.
     """
-    import numba  # lazy: heavy, imported on the first compile only
+    numba = ensure_numba()  # the first compile pays Numba's import (with the collector paused)
 
     from . import codegen_math  # lazy: imports Numba
 
@@ -594,7 +620,7 @@ def compile_program(closed, *, blas=None):
     ctx_ns["numba"] = numba
     ctx = EmitContext(ctx_ns, blas)
     ctx._taken.update(ctx_ns)
-    ctx._taken.update(("asarray", "contiguous"))
+    ctx._taken.update(("asarray", "contiguous", "CACHE"))
     drv_names = {}
 
     def dname(v):
@@ -639,9 +665,8 @@ def compile_program(closed, *, blas=None):
             opts = dict(error_model="numpy", nogil=True)  # (no FMA contraction: eager rounds each op)
             if ctx.parallel:
                 opts["parallel"] = True
-            src = f"@numba.njit(**{opts!r})\n" + src
+            src = f"@numba.njit(cache=CACHE, **{opts!r})\n" + src
             seg_sources.append(src)
-            py_ns[fname] = compile_source(src, ctx_ns, fname)
             for v in outs:
                 drv_names[v] = body.array(v) if v not in drv_names else drv_names[v]
             lhs = ", ".join(dname(v) for v in outs) + ("," if len(outs) == 1 else "")
@@ -654,5 +679,10 @@ def compile_program(closed, *, blas=None):
                 driver.append(_impl_call(eqn, ctx, py_ns, dname))
     driver.append(f"    return [{', '.join(dname(a) for a in jaxpr.outvars)}]")
     drv_src = "\n".join(driver) + "\n"
-    run = compile_source(drv_src, py_ns, "run")
-    return "\n".join(seg_sources + [drv_src]), run
+    # one module (segments and driver): one cache file, one Numba cache index
+    source = "\n".join(seg_sources + [drv_src])
+    frozen = [k for k in ctx_ns if k not in codegen_math.NAMESPACE and k != "numba"]
+    clash = [k for k in py_ns if k in ctx_ns and py_ns[k] is not ctx_ns[k]]
+    assert not clash, f"generated names used twice: {clash}"
+    run = compile_source(source, ctx_ns, "run", frozen, py_ns)
+    return source, run
