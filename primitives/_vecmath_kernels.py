@@ -15,6 +15,7 @@ _LOG2E = 1.4426950408889634
 _LN2_HI = 6.93147180369123816490e-01  # trailing zero bits: k * _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
 _SHIFT = 6755399441055744.0  # 1.5 * 2**52: (t + S) - S rounds t to an integer
+_TWO52 = 4503599627370496.0  # 2**52
 _TWO_OVER_PI = 0.6366197723675814
 # pi/2 = _PIO2_1 + _PIO2_2 + _PIO2_3 (33, 33 and 53 significant bits)
 _PIO2_1 = 1.5707963267341256
@@ -532,13 +533,16 @@ def _log_dd(x):
 @numba.njit(inline="always")
 def _is_int_odd(y):
     # (y is an integer, y is an odd integer) for any float y; inf counts as
-    # an even integer (C99's pow does so), NaN as neither
+    # an even integer (C99's pow does so), NaN as neither.  Adding 2**52 to a
+    # non-negative float below 2**52 rounds it to an integer (the sum's ulp
+    # is 1); from 2**52 on every float is an integer, and up to 2**53 it is
+    # odd exactly when its half is not an integer.
     a = abs(y)
-    t = a + _SHIFT  # rounds |y| to an integer, for |y| < 2**51
-    r = t - _SHIFT
-    small = a < 2251799813685248.0  # 2**51
-    is_int = (r == a) if small else (a == a)
-    odd = small and r == a and (_float_to_bits(t) & 1) == 1
+    r = (a + _TWO52) - _TWO52
+    is_int = a >= _TWO52 or r == a
+    h = a * 0.5  # exact
+    hr = (h + _TWO52) - _TWO52
+    odd = is_int and a < 2.0 * _TWO52 and hr != h
     return is_int, odd
 
 

@@ -8,10 +8,19 @@ import importlib.util
 import pathlib
 import sys
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from tracegrad.core import EvalTrace, current_trace
+
+# HYPOTHESIS_PROFILE=ci (set by .ci/run): the same examples on every run, so a
+# CI run cannot fail on an example no earlier run saw; locally each run draws
+# new ones (and replays failures from the example database).
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(scope="session", autouse=True)
