@@ -378,64 +378,112 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
 scan_p.jvp = _scan_jvp
 
 
+def _split_known(closed, n_known, n_step):
+    """Split ``closed`` (invars: ``n_known`` loop-invariant ones, ``n_step``
+    per-step ones, then cotangents) into the equations that need no
+    cotangent and read a per-step value (the forward part) and the others
+    (the backward part; loop-invariant equations go wherever they are
+    needed).  Returns the forward part's equations and the backward part's,
+    and the set of variables the forward part defines (with the per-step
+    invars): what the backward part may need stacked as residuals."""
+    j = closed.jaxpr
+    step = set(j.invars[n_known:n_known + n_step])
+    ct = set(j.invars[n_known + n_step:])
+    fwd, bwd = [], []
+    for eqn in j.eqns:
+        ins = [a for a in eqn.invars if type(a) is not Literal]
+        if any(a in ct for a in ins):
+            ct.update(eqn.outvars)
+            bwd.append(eqn)
+        elif any(a in step for a in ins):
+            step.update(eqn.outvars)
+            fwd.append(eqn)
+        else:  # loop-invariant: both parts may use it
+            fwd.append(eqn)
+            bwd.append(eqn)
+    return fwd, bwd, step
+
+
+def _live(eqns, outvars):
+    needed = {a for a in outvars if type(a) is not Literal}
+    keep = []
+    for eqn in reversed(eqns):
+        if any(v in needed for v in eqn.outvars):
+            keep.append(eqn)
+            needed.update(a for a in eqn.invars if type(a) is not Literal)
+    keep.reverse()
+    return keep
+
+
 def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
     nc, nk = num_consts, num_carry
     consts, init, xs = _split3(primals, nc, nk)
     in_avals = jaxpr.in_avals
     out_avals = jaxpr.out_avals
-    ny = len(out_avals) - nk
-    # 1. a forward scan stacking the carry each step starts from
-    k_avals = in_avals[nc:nc + nk]
-
-    def fwd(*args):
-        outs = _run(jaxpr, *args)
-        return outs[:nk] + list(args[nc:nc + nk])
-
-    fwd_jaxpr, h1 = stage_flat(fwd, in_avals)
-    res = scan_bind(h1 + consts, init, xs, fwd_jaxpr, length, reverse)
-    carries = res[nk:]
-    # 2. a reverse scan of the body's VJP; carry: consts' cotangents, carry's cotangent
-    c_avals = in_avals[:nc]
-    x_avals = in_avals[nc + nk:]
+    c_avals, k_avals, x_avals = _split3(in_avals, nc, nk)
     fc = [a.dtype.kind in "fc" for a in c_avals]
     fk = [a.dtype.kind in "fc" for a in k_avals]
     fx = [a.dtype.kind in "fc" for a in x_avals]
     fy = [a.dtype.kind in "fc" for a in out_avals[nk:]]
-    ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
     ct_k_avals = [a for a, f in zip(k_avals, fk) if f]
     ct_y_avals = [a for a, f in zip(out_avals[nk:], fy) if f]
-    nfc, nfk = len(ct_c_avals), len(ct_k_avals)
+    nfc, nfk = sum(fc), sum(fk)
+    n_in = len(in_avals)
 
-    def bwd(*args):
-        cs = list(args[:nc])
-        acc = list(args[nc:nc + nfc])
-        ct_k = list(args[nc + nfc:nc + nfc + nfk])
-        rest = args[nc + nfc + nfk:]
-        k_i = list(rest[:nk])
-        x_i = list(rest[nk:nk + len(x_avals)])
-        ct_y = list(rest[nk + len(x_avals):])
-        _, pull = vjp_in_floats(lambda *a: _run(jaxpr, *a), cs + k_i + x_i, "scan")
-        it_k, it_y = iter(ct_k), iter(ct_y)
+    # the body's VJP, staged whole: (consts, carry, x, ct carry, ct y) -> (outs, cts)
+    def full(*args):
+        prim, cts_in = list(args[:n_in]), list(args[n_in:])
+        outs, pull = vjp_in_floats(lambda *a: _run(jaxpr, *a), prim, "scan")
+        it_k, it_y = iter(cts_in[:nfk]), iter(cts_in[nfk:])
         cts = [next(it_k) if f else _zeros(a) for a, f in zip(out_avals[:nk], fk)] + \
               [next(it_y) if f else _zeros(a) for a, f in zip(out_avals[nk:], fy)]
         g = pull(cts)
-        g_c, g_k, g_x = _split3(g, nc, nk)
-        g_c = [gc for gc, f in zip(g_c, fc) if f]
-        new_acc = [ops.add(a, gc) for a, gc in zip(acc, g_c)]
-        new_k = [gk for gk, f in zip(g_k, fk) if f]
-        gx = [gx for gx, f in zip(g_x, fx) if f]
-        return new_acc + new_k + gx
+        return list(outs) + [gi for gi, f in zip(g, fc + fk + fx) if f]
 
-    bwd_avals = c_avals + ct_c_avals + ct_k_avals + k_avals + x_avals + ct_y_avals
-    bwd_jaxpr, h2 = stage_flat(bwd, bwd_avals)
+    fj, h = stage_flat(full, list(in_avals) + ct_k_avals + ct_y_avals)
+    nh = len(h)
+    j = fj.jaxpr
+    n_out = len(out_avals)
+    # split it: a forward scan computes the outputs and stacks the residuals,
+    # a reverse scan runs the rest (no recomputation of the forward pass)
+    fwd, bwd, step_vars = _split_known(fj, nh + nc, nk + len(x_avals))
+    g_out = list(j.outvars[n_out:])
+    bwd = _live(bwd, g_out)
+    residuals, seen = [], set()
+    for a in [a for e in bwd for a in e.invars] + g_out:
+        if type(a) is not Literal and a in step_vars and a not in seen:
+            seen.add(a)
+            residuals.append(a)
+    known_in = list(j.invars[:nh + nc])
+    step_in = list(j.invars[nh + nc:nh + n_in])
+    ct_in = list(j.invars[nh + n_in:])
+    fwd_out = list(j.outvars[:n_out]) + residuals
+    fwd_jaxpr = ClosedJaxpr(Jaxpr([], known_in + step_in, _live(fwd, fwd_out), fwd_out), [])
+    res = scan_bind(h + consts, init, xs, fwd_jaxpr, length, reverse)
+    stacked = res[n_out:]
+    core = Jaxpr([], known_in + ct_in[:nfk] + residuals + ct_in[nfk:], bwd, g_out)
+    nkn, nr = nh + nc, len(residuals)
+
+    def bwd_fn(*args):
+        kn = list(args[:nkn])
+        acc = list(args[nkn:nkn + nfc])
+        ct_k = list(args[nkn + nfc:nkn + nfc + nfk])
+        rest = list(args[nkn + nfc + nfk:])
+        g = eval_jaxpr(core, [], *kn, *ct_k, *rest[:nr], *rest[nr:])
+        g_c, g_k, g_x = g[:nfc], g[nfc:nfc + nfk], g[nfc + nfk:]
+        return [ops.add(a_, b_) for a_, b_ in zip(acc, g_c)] + list(g_k) + list(g_x)
+
+    ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
+    bwd_avals = (list(fwd_jaxpr.in_avals[:nkn]) + ct_c_avals + ct_k_avals
+                 + [r.aval for r in residuals] + ct_y_avals)
+    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals)
     ct_k0 = [_zeros(a) if c is None else c for c, a, f in zip(ct[:nk], k_avals, fk) if f]
     ct_ys = [_zeros(ShapedArray((length,) + tuple(a.shape), a.dtype)) if c is None else c
              for c, a, f in zip(ct[nk:], out_avals[nk:], fy) if f]
     acc0 = [_zeros(a) for a in ct_c_avals]
-    out = scan_bind(h2 + consts, acc0 + ct_k0, carries + xs + ct_ys, bwd_jaxpr, length,
+    out = scan_bind(h2 + h + consts, acc0 + ct_k0, stacked + ct_ys, bwd_jaxpr, length,
                     not reverse)
     g_c, g_k, g_x = out[:nfc], out[nfc:nfc + nfk], out[nfc + nfk:]
-    del ny
     return _scatter(g_c, fc) + _scatter(g_k, fk) + _scatter(g_x, fx)
 
 
