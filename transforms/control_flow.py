@@ -109,6 +109,11 @@ def stage_flat(fun, avals, weak=None):
         list(closed.consts)
 
 
+def _weak(closed):
+    """Which invars of ``closed`` are weakly typed (stand for Python scalars)."""
+    return [v.weak_type for v in closed.jaxpr.invars]
+
+
 def _avals(vals):
     return [aval_of(v) for v in vals]
 
@@ -273,7 +278,6 @@ def _scan_aval(*avals, jaxpr, num_consts, num_carry, length, reverse):
     n_in = len(jaxpr.in_avals)
     if len(avals) != n_in:
         raise TypeError(f"scan: {len(avals)} operands for a body taking {n_in}")
-    nx = n_in - num_consts - num_carry
     want = list(jaxpr.in_avals)
     k = num_consts + num_carry
     x_avals = []
@@ -287,7 +291,6 @@ def _scan_aval(*avals, jaxpr, num_consts, num_carry, length, reverse):
     outs = jaxpr.out_avals
     carry_out = outs[:num_carry]
     _same_avals(carry_out, want[num_consts:k], "scan (the body's output carry)")
-    del nx
     return list(carry_out) + [ShapedArray((length,) + tuple(a.shape), a.dtype)
                               for a in outs[num_carry:]]
 
@@ -351,8 +354,9 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
         return outs[:nk] + [t_of[j] for j in carry_t] + outs[nk:] + [t_of[j] for j in ys_t]
 
     avals_new = [in_avals[i] for _, i in new_in]
-    new_jaxpr, hoisted = stage_flat(body_fn, avals_new)
-    del order_p
+    weak = _weak(jaxpr)
+    new_jaxpr, hoisted = stage_flat(body_fn, avals_new,
+                                    [weak[i] and k == "p" for k, i in new_in])
     tan_of = {i: t for i, t in enumerate(tangents)}
 
     def tangent(i):
@@ -440,7 +444,8 @@ def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
         g = pull(cts)
         return list(outs) + [gi for gi, f in zip(g, fc + fk + fx) if f]
 
-    fj, h = stage_flat(full, list(in_avals) + ct_k_avals + ct_y_avals)
+    fj, h = stage_flat(full, list(in_avals) + ct_k_avals + ct_y_avals,
+                       _weak(jaxpr) + [False] * (len(ct_k_avals) + len(ct_y_avals)))
     nh = len(h)
     j = fj.jaxpr
     n_out = len(out_avals)
@@ -476,7 +481,8 @@ def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
     ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
     bwd_avals = (list(fwd_jaxpr.in_avals[:nkn]) + ct_c_avals + ct_k_avals
                  + [r.aval for r in residuals] + ct_y_avals)
-    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals)
+    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals, [v.weak_type for v in known_in]
+                               + [False] * (len(bwd_avals) - nkn))
     ct_k0 = [_zeros(a) if c is None else c for c, a, f in zip(ct[:nk], k_avals, fk) if f]
     ct_ys = [_zeros(ShapedArray((length,) + tuple(a.shape), a.dtype)) if c is None else c
              for c, a, f in zip(ct[nk:], out_avals[nk:], fy) if f]
@@ -507,7 +513,8 @@ def _scan_batch(args, bdims, *, jaxpr, num_consts, num_carry, length, reverse):
     in_axes = [0 if b else None for b in c_b + k_b + x_b]
     avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if b else a
              for a, b in zip(jaxpr.in_avals, c_b + k_b + x_b)]
-    new_jaxpr, hoisted = stage_flat(_batch_fun(jaxpr, in_axes, out_b, size), avals)
+    weak = [w and not b for w, b in zip(_weak(jaxpr), c_b + k_b + x_b)]
+    new_jaxpr, hoisted = stage_flat(_batch_fun(jaxpr, in_axes, out_b, size), avals, weak)
     consts, init, xs = _split3(args, nc, nk)
     cd, kd, xd = _split3(bdims, nc, nk)
     consts = [_to_front(a, d, size, False) for a, d in zip(consts, cd)]
@@ -550,13 +557,16 @@ def join_branches(staged):
     if not consts:
         return tuple(j for j, _ in staged), []
     nh = len(consts)
-    avals = _avals(consts)
-    ops_avals = staged[0][0].in_avals[len(staged[0][1]):]
+    avals = [a for j, c in staged for a in j.in_avals[:len(c)]]
+    weak = [w for j, c in staged for w in _weak(j)[:len(c)]]
+    first, n0 = staged[0][0], len(staged[0][1])
+    ops_avals = first.in_avals[n0:]
+    weak += _weak(first)[n0:]
     out = []
     for (j, c), off in zip(staged, offsets):
         def fn(*args, j=j, off=off, m=len(c)):
             return _run(j, *args[off:off + m], *args[nh:])
-        jj, extra = stage_flat(fn, avals + list(ops_avals))
+        jj, extra = stage_flat(fn, avals + list(ops_avals), weak)
         assert not extra
         out.append(jj)
     return tuple(out), consts
@@ -614,7 +624,7 @@ def _cond_jvp(primals, tangents, *, branches):
             outs, ts = res[:len(out_avals)], dict(zip(t_idx, res[len(out_avals):]))
             return outs + [ts[j] for j in range(len(out_avals)) if keep[j]]
 
-        staged.append(stage_flat(fn, list(in_avals) + t_avals))
+        staged.append(stage_flat(fn, list(in_avals) + t_avals, _weak(b) + [False] * len(t_avals)))
     new_branches, consts = join_branches(staged)
     t_ops = [t for t, m in zip(tans, nz) if m]
     res = cond_bind(index, consts + ops_ + t_ops, new_branches)
@@ -640,7 +650,7 @@ def _cond_vjp(ct, ans, index, *operands, branches):
             it = iter(args[n:])
             g = pull([next(it) if f else _zeros(a) for a, f in zip(out_avals, fo)])
             return [gi for gi, f in zip(g, fi) if f]
-        staged.append(stage_flat(fn, list(in_avals) + ct_avals))
+        staged.append(stage_flat(fn, list(in_avals) + ct_avals, _weak(b) + [False] * len(ct_avals)))
     new_branches, consts = join_branches(staged)
     cts = [_zeros(a) if c is None else c for c, a, f in zip(ct, out_avals, fo) if f]
     g = cond_bind(index, consts + list(operands) + cts, new_branches)
@@ -677,7 +687,8 @@ def _cond_batch(args, bdims, *, branches):
         out_b = [o or d for o, d in zip(out_b, _depends(b.jaxpr, b_in))]
     avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if bb else a
              for a, bb in zip(in_avals, b_in)]
-    staged = [stage_flat(_batch_fun(b, in_axes, out_b, size), avals) for b in branches]
+    staged = [stage_flat(_batch_fun(b, in_axes, out_b, size), avals,
+                         [w and not bb for w, bb in zip(_weak(b), b_in)]) for b in branches]
     new_branches, consts = join_branches(staged)
     outs = cond_bind(index, consts + moved, new_branches)
     return outs, [0 if b else None for b in out_b]
@@ -755,10 +766,13 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
         ts = dict(zip(float_out, res[nk:]))
         return res[:nk] + [ts[j] for j in range(nk) if k_nz[j]]
 
-    new_body, hb = stage_flat(body_fn, list(bc_avals) + bct_avals + list(k_avals) + t_avals)
+    bw = _weak(body_jaxpr)
+    new_body, hb = stage_flat(body_fn, list(bc_avals) + bct_avals + list(k_avals) + t_avals,
+                              bw[:nb] + [False] * nbt + bw[nb:] + [False] * len(t_avals))
     ntk = len(t_avals)
     new_cond, hc = stage_flat(lambda *a: _run(cond_jaxpr, *a[:len(a) - ntk]),
-                              list(cond_jaxpr.in_avals) + t_avals)
+                              list(cond_jaxpr.in_avals) + t_avals,
+                              _weak(cond_jaxpr) + [False] * ntk)
     t_init = [_zeros(a) if t is None else t for t, a, m in zip(it_, k_avals, k_nz) if m]
     res = while_bind(hc + list(cc), hb + list(bc) + bt_nz, list(init) + t_init,
                      new_cond, new_body)
@@ -803,11 +817,13 @@ def _while_batch(args, bdims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     cc_avals = batched(cond_jaxpr.in_avals[:nc], c_b)
     bc_avals = batched(body_jaxpr.in_avals[:nb], b_b)
     k_avals = batched(body_jaxpr.out_avals, k_b)
+    cw = [w and not m for w, m in zip(_weak(cond_jaxpr), c_b + k_b)]
+    bw = [w and not m for w, m in zip(_weak(body_jaxpr), b_b + k_b)]
     cond_f = _batch_fun(cond_jaxpr, ax(c_b + k_b), [pred_b], size)
     body_f = _batch_fun(body_jaxpr, ax(b_b + k_b), k_b, size)
     if not pred_b:
-        new_cond, hc = stage_flat(cond_f, cc_avals + k_avals)
-        new_body, hb = stage_flat(body_f, bc_avals + k_avals)
+        new_cond, hc = stage_flat(cond_f, cc_avals + k_avals, cw)
+        new_body, hb = stage_flat(body_f, bc_avals + k_avals, bw)
         outs = while_bind(hc + cc, hb + bc, init, new_cond, new_body)
         return outs, ax(k_b)
     # a batched predicate: run while any example runs; finished ones keep their carry
@@ -827,8 +843,8 @@ def _while_batch(args, bdims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
             out.append(ops.select(pb, n_, o))
         return out
 
-    new_cond, hc = stage_flat(cond_any, cc_avals + k_avals)
-    new_body, hb = stage_flat(body_sel, cc_avals + bc_avals + k_avals)
+    new_cond, hc = stage_flat(cond_any, cc_avals + k_avals, cw)
+    new_body, hb = stage_flat(body_sel, cc_avals + bc_avals + k_avals, cw[:nc] + bw)
     outs = while_bind(hc + cc, hb + cc + bc, init, new_cond, new_body)
     return outs, [0] * len(outs)
 
