@@ -219,9 +219,19 @@ class EmitContext:
     def dtype(self, dtype):
         return _dtype_src(dtype)
 
+    def can_lower(self, jaxpr):
+        """Whether every live equation of ``jaxpr`` (a :class:`Jaxpr`) has a
+        lowering that accepts it, so :meth:`lower_jaxpr` can emit it (a
+        control-flow rule declines its equation otherwise)."""
+        probe = EmitContext({}, self.blas)
+        return all(_lowerable(eqn, probe) is not None for eqn in live_eqns(jaxpr))
+
     def lower_jaxpr(self, jaxpr, consts, operands):
         """Source lines computing ``jaxpr`` (its constvars bound to the names
-        ``consts``, its invars to ``operands``) and its output names."""
+        ``consts``, its invars to ``operands``: array names, not literals)
+        and its output names (an output that is an input is that input's
+        name, a literal output its source).  Every equation must lower
+        (:meth:`can_lower`)."""
         names = {}
         for v, n in zip(list(jaxpr.constvars) + list(jaxpr.invars), list(consts) + list(operands)):
             names[v] = n
@@ -515,18 +525,24 @@ def _display_names(jaxpr):
     return names
 
 
+def _lowerable(eqn, probe):
+    """The lowering compiling ``eqn``, or None; an ArrayOp is dry-run on the
+    context ``probe`` (a throwaway one), since it may decline the equation."""
+    rule = _lowering_of(eqn)
+    if isinstance(rule, ArrayOp):
+        names = [f"x{i}" for i in range(len(eqn.invars))]
+        outs = [f"y{i}" for i in range(len(eqn.outvars))]
+        if rule.emit(probe, eqn, names, outs) is None:
+            rule = None
+    return rule
+
+
 def _segments(eqns, blas):
     """``[(lowered?, [eqns])]``: runs of lowerable equations, and the rest one by one."""
     segs = []
     probe = EmitContext({}, blas)
     for eqn in eqns:
-        rule = _lowering_of(eqn)
-        if isinstance(rule, ArrayOp):  # a dry run: the rule may decline this equation
-            names = [f"x{i}" for i in range(len(eqn.invars))]
-            outs = [f"y{i}" for i in range(len(eqn.outvars))]
-            if rule.emit(probe, eqn, names, outs) is None:
-                rule = None
-        ok = rule is not None
+        ok = _lowerable(eqn, probe) is not None
         if ok and segs and segs[-1][0]:
             segs[-1][1].append(eqn)
         else:
