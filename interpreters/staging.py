@@ -380,6 +380,11 @@ def check_jaxpr(jaxpr):
         where = f"equation {k} ({eqn.primitive.name})"
         for a in eqn.invars:
             use(a, where)
+        for name, sub in _sub_jaxprs(eqn.params):
+            try:
+                check_jaxpr(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub)
+            except JaxprTypeError as e:
+                raise JaxprTypeError(f"{where}, in its sub-IR {name}: {e}") from None
         out = eqn.primitive.abstract_eval(*[a.rule_aval for a in eqn.invars], **eqn.params)
         expected = ([aval_of(o) for o in out] if eqn.primitive.multiple_results
                     else [aval_of(out)])
@@ -434,6 +439,47 @@ def _param_str(v):
     return repr(v)
 
 
+def _sub_jaxprs(params):
+    """``(name, sub-IR)`` for each param holding a Jaxpr or ClosedJaxpr (or a
+    tuple of them, named ``name[i]``): the sub-IRs of control flow."""
+    out = []
+    for k, v in sorted(params.items()):
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            out.append((k, v))
+        elif isinstance(v, tuple) and v and all(isinstance(b, (Jaxpr, ClosedJaxpr)) for b in v):
+            out.extend((f"{k}[{i}]", b) for i, b in enumerate(v))
+    return out
+
+
+def _pp_params(params, pad):
+    """An equation's ``[...]``: one line, or, when it holds sub-IRs, one
+    param per line with each sub-IR indented below (as JAX prints them)."""
+    if not params:
+        return ""
+    items = sorted(params.items())
+    def is_sub(v):
+        return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+            isinstance(v, tuple) and v and all(isinstance(b, (Jaxpr, ClosedJaxpr)) for b in v))
+    if not any(is_sub(v) for _, v in items):
+        return "[" + " ".join(f"{k}={_param_str(v)}" for k, v in items) + "]"
+    inner = pad + "      "
+    lines = ["["]
+    for k, v in items:
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            j = v.jaxpr if isinstance(v, ClosedJaxpr) else v
+            lines.append(f"{inner}{k}=" + _pp_jaxpr(j, len(inner)).lstrip())
+        elif is_sub(v):
+            lines.append(f"{inner}{k}=(")
+            for b in v:
+                j = b.jaxpr if isinstance(b, ClosedJaxpr) else b
+                lines.append(_pp_jaxpr(j, len(inner) + 2))
+            lines.append(f"{inner})")
+        else:
+            lines.append(f"{inner}{k}={_param_str(v)}")
+    lines.append(pad + "    ]")
+    return "\n".join(lines)
+
+
 def _pp_jaxpr(jaxpr, indent=0):
     gen = _names()
     names = {}
@@ -455,8 +501,7 @@ def _pp_jaxpr(jaxpr, indent=0):
     lines = [f"{pad}{{ lambda {consts}; {ins}. let"]
     for eqn in jaxpr.eqns:
         outs = " ".join(binder(v) for v in eqn.outvars)
-        params = " ".join(f"{k}={_param_str(v)}" for k, v in sorted(eqn.params.items()))
-        head = eqn.primitive.name + (f"[{params}]" if params else "")
+        head = eqn.primitive.name + _pp_params(eqn.params, pad)
         args = " ".join(name(a) for a in eqn.invars)
         lines.append(f"{pad}    {outs} = {head} {args}".rstrip())
     outs = ", ".join(name(a) for a in jaxpr.outvars)

@@ -24,9 +24,10 @@ Compiled loops (primitives with sub-IRs) are the next stage of ``jit``.
 import numpy as np
 
 from . import numpy as tnp
-from .core import concrete_value, dtype_of, is_concrete
+from .core import ShapedArray, Tracer, concrete_value, dtype_of, is_concrete
 from .interpreters.batching import example_values, has_values
 from .transforms import stop_gradient
+from .transforms.control_flow import scan_bind, stage_flat, staging_active
 from .tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_map,
                         tree_structure, tree_unflatten)
 
@@ -294,6 +295,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             "scan: xs leaves (and length, if given) must all have the same leading length; "
             f"got {sorted(lengths)}" if lengths else "scan: give xs or length")
     n = lengths.pop()
+    if staging_active(x_leaves + tree_leaves(init)):
+        return _staged_scan(f, init, xs, x_leaves, x_tree, n, reverse)
     carry, ys = init, []
     order = range(n - 1, -1, -1) if reverse else range(n)
     for i in order:
@@ -310,6 +313,53 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     y_tree = tree_structure(ys[0])
     stacked = [tnp.stack(list(parts)) for parts in zip(*[tree_leaves(y) for y in ys])]
     return carry, tree_unflatten(y_tree, stacked)
+
+
+def _carry_avals(leaves):
+    return [ShapedArray(np.shape(x), dtype_of(x)) for x in leaves]
+
+
+def _stage_body(fun, init, carry_leaves, other_avals, what):
+    """Stage ``fun`` (carry leaves + other flat inputs -> new carry leaves +
+    other outputs) into a body IR; a Python-scalar (weakly typed) carry leaf
+    takes the dtype the body gives it (staged again if that differs), as in
+    JAX.  Returns the IR, its hoisted constants and the carry leaves cast."""
+    carry_avals = _carry_avals(carry_leaves)
+    nk = len(carry_leaves)
+    for _ in range(2):
+        jaxpr, consts = stage_flat(fun, carry_avals + other_avals)
+        out = jaxpr.out_avals[:nk]
+        changed = False
+        for k, (x, a, o) in enumerate(zip(carry_leaves, carry_avals, out)):
+            weak = isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+            if weak and o.dtype != a.dtype and o.shape == a.shape:
+                carry_avals[k] = ShapedArray(a.shape, o.dtype)
+                changed = True
+        if not changed:
+            break
+    leaves = [np.asarray(x, a.dtype) if not isinstance(x, Tracer) else x
+              for x, a in zip(carry_leaves, carry_avals)]
+    return jaxpr, consts, leaves
+
+
+def _staged_scan(f, init, xs, x_leaves, x_tree, n, reverse):
+    """``scan`` as one ``scan_p`` equation (under staging)."""
+    init_leaves, init_tree = tree_flatten(init)
+    nk = len(init_leaves)
+    store = {}
+
+    def body(*args):
+        carry = tree_unflatten(init_tree, list(args[:nk]))
+        x = tree_unflatten(x_tree, list(args[nk:])) if x_leaves else (None if xs is None else xs)
+        new, y = f(carry, x)
+        _same_structure(init, new, "scan: f's input and output carry")
+        y_leaves, store["y_tree"] = tree_flatten(y)
+        return tree_leaves(new) + y_leaves
+
+    x_avals = [ShapedArray(np.shape(x)[1:], dtype_of(x)) for x in x_leaves]
+    jaxpr, consts, leaves = _stage_body(body, init, init_leaves, x_avals, "scan")
+    outs = scan_bind(consts, leaves, x_leaves, jaxpr, n, reverse)
+    return (tree_unflatten(init_tree, outs[:nk]), tree_unflatten(store["y_tree"], outs[nk:]))
 
 
 def map(f, xs):  # noqa: A001 - JAX's name

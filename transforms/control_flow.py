@@ -1,0 +1,471 @@
+"""Control-flow primitives with sub-IRs: ``scan``, ``cond``, ``while`` (JAX's).
+
+``tracegrad.lax`` runs its loops as Python loops when nothing is staged;
+under staging (``make_jaxpr``, ``jit``, at any nesting depth of other
+transforms) it traces the loop body once into a :class:`ClosedJaxpr` and
+binds one of the primitives below, so a 100-step ``scan`` is one equation.
+
+Interfaces (the code-generation rules in ``transforms/codegen_loops.py``
+are written against them):
+
+* ``scan_p.bind(*consts, *init_carry, *xs, jaxpr, num_consts, num_carry,
+  length, reverse) -> [*final_carry, *stacked_ys]``.  ``jaxpr`` has no
+  constants of its own: invars are consts + carry + one slice per xs leaf,
+  outvars new carry + one y per step; ys are stacked on a new axis 0 of
+  size ``length`` (with ``reverse`` the iterations run from the end and the
+  ys keep xs's order).
+* ``cond_p.bind(index, *operands, branches)``: ``index`` an int32 scalar in
+  ``[0, len(branches) - 1]``; every branch takes the operands and returns
+  the same avals.
+* ``while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr, body_jaxpr,
+  cond_nconsts, body_nconsts) -> final carry``.
+
+Each primitive has an impl (a Python loop evaluating the sub-IR with
+:func:`eval_jaxpr` on concrete values: what ``jit`` runs until a lowering
+exists), an abstract eval checking the operands against the sub-IRs, and
+JVP, VJP and batching rules that build new sub-IRs by staging the
+transformed body (:func:`stage_flat`), so derivative and batched programs
+are themselves scans, conds and whiles, and stage and compile too.  Which
+carries have a nonzero tangent, or are batched, is found by a fixpoint over
+the body (a carry that is zero/unbatched on entry but not after one step is
+promoted), as in JAX.  Reverse mode of ``scan`` stacks the carries in a
+forward scan and runs the body's VJP in a reverse scan accumulating the
+constants' cotangents in its carry; ``while`` has no reverse mode (JAX's
+error); ``cond`` runs a ``cond`` over the branches' VJPs.
+"""
+import numpy as np
+
+from ..core import Primitive, ShapedArray, Tracer, current_trace, new_trace, set_trace
+from ..interpreters.batching import BatchTrace, BatchTracer
+from ..interpreters.jvp import JVPTrace, JVPTracer
+from ..interpreters.staging import (ClosedJaxpr, Jaxpr, Literal, StagingTrace, StagingTracer,
+                                    _type_str, aval_of, eval_jaxpr)
+from ..primitives import ops
+from ..primitives.batching import move_bdim
+from .call import EVAL, AllArgsVJP, is_float, vjp_in_floats
+
+__all__ = ["scan_p", "cond_p", "while_p", "stage_flat", "staging_active", "is_staged"]
+
+
+# --------------------------------------------------------------------------
+# shared helpers
+
+
+def staging_active(leaves=()):
+    """True when a staging trace (``make_jaxpr``, ``jit``) is running below
+    the current trace, or one of ``leaves`` is a staged value: control flow
+    then stages as a primitive instead of running as a Python loop."""
+    t = current_trace()
+    while t is not None:
+        if isinstance(t, StagingTrace):
+            return True
+        t = t.parent
+    return any(is_staged(x) for x in leaves)
+
+
+def is_staged(x):
+    """True when ``x`` is, or wraps (at any depth of tracers), a staged value."""
+    while isinstance(x, Tracer):
+        if isinstance(x, StagingTracer):
+            return True
+        if isinstance(x, BatchTracer):
+            x = x.val
+            continue
+        if not hasattr(x, "primal"):
+            return False
+        x = x.primal
+    return False
+
+
+def _is_scalar(x):
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
+def stage_flat(fun, avals):
+    """Stage ``fun`` (flat values in, flat list out) on abstract inputs.
+
+    Parameters
+    ----------
+    fun : callable
+    avals : sequence of ShapedArray
+
+    Returns
+    -------
+    jaxpr : ClosedJaxpr
+        With no constants: the values ``fun`` closed over (arrays, tracers
+        of enclosing transforms) are hoisted into leading invars.
+    consts : list
+        Those values, to pass as the leading operands.
+    """
+    with new_trace(StagingTrace) as trace:
+        args = [trace.new_arg(a) for a in avals]
+        outs = [np.asarray(o) if _is_scalar(o) else o for o in fun(*args)]
+        closed = trace.to_jaxpr(outs)
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], list(j.constvars) + list(j.invars), j.eqns, j.outvars), []), \
+        list(closed.consts)
+
+
+def _avals(vals):
+    return [aval_of(v) for v in vals]
+
+
+def _same_avals(got, want, what):
+    for k, (g, w) in enumerate(zip(got, want)):
+        if _is_scalar(g):
+            if tuple(w.shape) != ():
+                raise TypeError(f"{what}: operand {k} is a scalar, the sub-IR takes {_type_str(w)}")
+            continue
+        g = aval_of(g)
+        if tuple(g.shape) != tuple(w.shape) or np.dtype(g.dtype) != np.dtype(w.dtype):
+            raise TypeError(f"{what}: operand {k} has type {_type_str(g)}, the sub-IR takes "
+                            f"{_type_str(w)}")
+
+
+def _run(closed, *args):
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def _zeros(aval):
+    """Zeros of ``aval`` (a broadcast scalar: one small constant when staged)."""
+    return ops.broadcast_to(np.zeros((), aval.dtype), tuple(aval.shape))
+
+
+def _depends(jaxpr, mask, differentiable=False):
+    """Which outvars of ``jaxpr`` depend on the invars flagged in ``mask``
+    (``differentiable``: only through differentiable primitives, into
+    float outputs: which outputs can have a nonzero tangent)."""
+    marked = {v for v, m in zip(jaxpr.invars, mask) if m}
+    for eqn in jaxpr.eqns:
+        if differentiable and not eqn.primitive.differentiable:
+            continue
+        if any(type(a) is not Literal and a in marked for a in eqn.invars):
+            for v in eqn.outvars:
+                if not differentiable or v.aval.dtype.kind in "fc":
+                    marked.add(v)
+    return [type(a) is not Literal and a in marked for a in jaxpr.outvars]
+
+
+def _jvp_fun(closed, nz):
+    """``f(*primals, *tangents_of_nz) -> [*outs, *tangents of all float outs]``
+    (zero tangents materialized), for staging the JVP of ``closed``."""
+    n = len(nz)
+
+    def f(*args):
+        primals, tangents = list(args[:n]), list(args[n:])
+        with new_trace(JVPTrace) as jt:
+            it = iter(tangents)
+            ins = [jt.new_arg(p, next(it)) if m else p for p, m in zip(primals, nz)]
+            outs = _run(closed, *ins)
+            ps, ts = [], []
+            for o in outs:
+                if type(o) is JVPTracer and o._trace is jt:
+                    ps.append(o.primal)
+                    ts.append(o.tangent)
+                else:
+                    ps.append(o)
+                    ts.append(None)
+        ts = [(_zeros(aval_of(p)) if t is None else t) for p, t in zip(ps, ts) if is_float(p)]
+        return ps + ts
+
+    return f
+
+
+def _select_out_tangents(outs_avals, t_all, keep):
+    """Tangent list over float outputs -> one entry per output (None where
+    ``keep`` is False or the output is not float)."""
+    it = iter(t_all)
+    res = []
+    for a, k in zip(outs_avals, keep):
+        if a.dtype.kind in "fc":
+            t = next(it)
+            res.append(t if k else None)
+        else:
+            res.append(None)
+    return res
+
+
+def _fixpoint(step, init):
+    """Smallest ``mask >= init`` with ``step(mask) <= mask`` (element-wise or)."""
+    mask = list(init)
+    while True:
+        new = [a or b for a, b in zip(mask, step(mask))]
+        if new == mask:
+            return mask
+        mask = new
+
+
+def _batch_fun(closed, in_axes, out_batched, size):
+    """``f(*vals)`` running ``closed`` batched: ``in_axes`` 0/None per input;
+    outputs flagged in ``out_batched`` are returned batched at axis 0 (an
+    output that came out unbatched is broadcast), the others unbatched."""
+
+    def f(*vals):
+        with new_trace(BatchTrace, size) as bt:
+            ins = [bt.new_arg(v, a) for v, a in zip(vals, in_axes)]
+            outs = _run(closed, *ins)
+            res = []
+            for o, b in zip(outs, out_batched):
+                if type(o) is BatchTracer and o._trace is bt:
+                    if not b:
+                        raise AssertionError("control flow batching: an output thought "
+                                             "unbatched came out batched")
+                    res.append(move_bdim(o.val, o.bdim, 0))
+                elif b:
+                    a = aval_of(o)
+                    res.append(ops.broadcast_to(o, (size,) + tuple(a.shape)))
+                else:
+                    res.append(o)
+        return res
+
+    return f
+
+
+def _batch_size(args, bdims):
+    for a, d in zip(args, bdims):
+        if d is not None:
+            return int(np.shape(a)[d]) if not hasattr(a, "shape") else int(a.shape[d])
+    raise AssertionError("no batched operand")
+
+
+def _to_front(x, d, size, want):
+    """``x`` with batch dim ``d`` (None: unbatched) moved to 0, or
+    broadcast to a batch there when ``want`` and unbatched."""
+    if d is not None:
+        return move_bdim(x, d, 0)
+    if want:
+        a = aval_of(x) if not _is_scalar(x) else aval_of(np.asarray(x))
+        return ops.broadcast_to(x, (size,) + tuple(a.shape))
+    return x
+
+
+# --------------------------------------------------------------------------
+# scan
+
+
+scan_p = Primitive("scan", multiple_results=True)
+
+
+@scan_p.def_impl
+def _scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
+    consts = args[:num_consts]
+    carry = list(args[num_consts:num_consts + num_carry])
+    xs = args[num_consts + num_carry:]
+    y_avals = jaxpr.out_avals[num_carry:]
+    ys = [np.empty((length,) + tuple(a.shape), a.dtype) for a in y_avals]
+    body, body_consts = jaxpr.jaxpr, jaxpr.consts
+    with set_trace(EVAL):
+        for step in range(length):
+            i = length - 1 - step if reverse else step
+            outs = eval_jaxpr(body, body_consts, *consts, *carry, *[x[i] for x in xs])
+            carry = outs[:num_carry]
+            for buf, y in zip(ys, outs[num_carry:]):
+                buf[i] = y
+    c_avals = jaxpr.out_avals[:num_carry]
+    return [np.asarray(c, a.dtype) for c, a in zip(carry, c_avals)] + ys
+
+
+@scan_p.def_abstract_eval
+def _scan_aval(*avals, jaxpr, num_consts, num_carry, length, reverse):
+    n_in = len(jaxpr.in_avals)
+    if len(avals) != n_in:
+        raise TypeError(f"scan: {len(avals)} operands for a body taking {n_in}")
+    nx = n_in - num_consts - num_carry
+    want = list(jaxpr.in_avals)
+    k = num_consts + num_carry
+    x_avals = []
+    for j, a in enumerate(avals[k:]):
+        a = aval_of(a)
+        if not a.shape or a.shape[0] != length:
+            raise TypeError(f"scan: xs leaf {j} has type {_type_str(a)}, not a leading axis "
+                            f"of length {length}")
+        x_avals.append(ShapedArray(a.shape[1:], a.dtype))
+    _same_avals(list(avals[:k]) + x_avals, want, "scan")
+    outs = jaxpr.out_avals
+    carry_out = outs[:num_carry]
+    _same_avals(carry_out, want[num_consts:k], "scan (the body's output carry)")
+    del nx
+    return list(carry_out) + [ShapedArray((length,) + tuple(a.shape), a.dtype)
+                              for a in outs[num_carry:]]
+
+
+def scan_bind(consts, init, xs, jaxpr, length, reverse):
+    """Bind ``scan_p`` on lists of operands."""
+    return scan_p.bind(*consts, *init, *xs, jaxpr=jaxpr, num_consts=len(consts),
+                       num_carry=len(init), length=int(length), reverse=bool(reverse))
+
+
+def _split3(args, a, b):
+    return list(args[:a]), list(args[a:a + b]), list(args[a + b:])
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse):
+    nc, nk = num_consts, num_carry
+    body = jaxpr.jaxpr
+    nz_in = [t is not None and is_float(p) for p, t in zip(primals, tangents)]
+    c_nz, k_nz, x_nz = _split3(nz_in, nc, nk)
+    fl = [a.dtype.kind in "fc" for a in jaxpr.in_avals]
+
+    def step(k_mask):
+        out = _depends(body, c_nz + k_mask + x_nz, differentiable=True)
+        return out[:nk]
+
+    k_nz = [m and f for m, f in zip(_fixpoint(step, k_nz), fl[nc:nc + nk])]
+    mask = c_nz + k_nz + x_nz
+    out_nz = _depends(body, mask, differentiable=True)
+    out_avals = jaxpr.out_avals
+    keep = k_nz + out_nz[nk:]
+    jvp_f = _jvp_fun(jaxpr, mask)
+    n_in = len(mask)
+    out_float = [a.dtype.kind in "fc" for a in out_avals]
+
+    # reorder to the new scan's layout: consts, const tangents, carry, carry
+    # tangents, xs, xs tangents; outputs: carry, carry tangents, ys, ys tangents
+    in_avals = jaxpr.in_avals
+    ic, ik, ix = _split3(list(range(n_in)), nc, nk)
+    t_ic = [i for i in ic if mask[i]]
+    t_ik = [i for i in ik if mask[i]]
+    t_ix = [i for i in ix if mask[i]]
+    order_p = ic + ik + ix  # primal positions in the jvp function
+    new_in = [("p", i) for i in ic] + [("t", i) for i in t_ic] + [("p", i) for i in ik] + \
+        [("t", i) for i in t_ik] + [("p", i) for i in ix] + [("t", i) for i in t_ix]
+    t_pos = {i: j for j, i in enumerate(t_ic + t_ik + t_ix)}
+    out_t_idx = [j for j in range(len(out_avals)) if out_float[j]]
+    carry_t = [j for j in range(nk) if keep[j]]
+    ys_t = [j for j in range(nk, len(out_avals)) if keep[j]]
+
+    def body_fn(*args):
+        prim = [None] * n_in
+        tan = [None] * len(t_pos)
+        for (kind, i), a in zip(new_in, args):
+            if kind == "p":
+                prim[i] = a
+            else:
+                tan[t_pos[i]] = a
+        res = jvp_f(*[prim[i] for i in order_p], *tan)
+        outs, ts = res[:len(out_avals)], res[len(out_avals):]
+        t_of = dict(zip(out_t_idx, ts))
+        return outs[:nk] + [t_of[j] for j in carry_t] + outs[nk:] + [t_of[j] for j in ys_t]
+
+    avals_new = [in_avals[i] for _, i in new_in]
+    new_jaxpr, hoisted = stage_flat(body_fn, avals_new)
+    del order_p
+    tan_of = {i: t for i, t in enumerate(tangents)}
+
+    def tangent(i):
+        t = tan_of[i]
+        return _zeros(in_avals[i]) if t is None else t
+
+    p = list(primals)
+    consts = hoisted + [p[i] for i in ic] + [tangent(i) for i in t_ic]
+    init = [p[i] for i in ik] + [tangent(i) for i in t_ik]
+    xs = [p[i] for i in ix] + [tangent(i) for i in t_ix]
+    res = scan_bind(consts, init, xs, new_jaxpr, length, reverse)
+    nck = nk + len(carry_t)
+    carry, carry_dot = res[:nk], res[nk:nck]
+    ys, ys_dot = res[nck:nck + len(out_avals) - nk], res[nck + len(out_avals) - nk:]
+    t_out = [None] * len(out_avals)
+    for j, t in zip(carry_t, carry_dot):
+        t_out[j] = t
+    for j, t in zip(ys_t, ys_dot):
+        t_out[j] = t
+    return carry + ys, t_out
+
+
+scan_p.jvp = _scan_jvp
+
+
+def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
+    nc, nk = num_consts, num_carry
+    consts, init, xs = _split3(primals, nc, nk)
+    in_avals = jaxpr.in_avals
+    out_avals = jaxpr.out_avals
+    ny = len(out_avals) - nk
+    # 1. a forward scan stacking the carry each step starts from
+    k_avals = in_avals[nc:nc + nk]
+
+    def fwd(*args):
+        outs = _run(jaxpr, *args)
+        return outs[:nk] + list(args[nc:nc + nk])
+
+    fwd_jaxpr, h1 = stage_flat(fwd, in_avals)
+    res = scan_bind(h1 + consts, init, xs, fwd_jaxpr, length, reverse)
+    carries = res[nk:]
+    # 2. a reverse scan of the body's VJP; carry: consts' cotangents, carry's cotangent
+    c_avals = in_avals[:nc]
+    x_avals = in_avals[nc + nk:]
+    fc = [a.dtype.kind in "fc" for a in c_avals]
+    fk = [a.dtype.kind in "fc" for a in k_avals]
+    fx = [a.dtype.kind in "fc" for a in x_avals]
+    fy = [a.dtype.kind in "fc" for a in out_avals[nk:]]
+    ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
+    ct_k_avals = [a for a, f in zip(k_avals, fk) if f]
+    ct_y_avals = [a for a, f in zip(out_avals[nk:], fy) if f]
+    nfc, nfk = len(ct_c_avals), len(ct_k_avals)
+
+    def bwd(*args):
+        cs = list(args[:nc])
+        acc = list(args[nc:nc + nfc])
+        ct_k = list(args[nc + nfc:nc + nfc + nfk])
+        rest = args[nc + nfc + nfk:]
+        k_i = list(rest[:nk])
+        x_i = list(rest[nk:nk + len(x_avals)])
+        ct_y = list(rest[nk + len(x_avals):])
+        _, pull = vjp_in_floats(lambda *a: _run(jaxpr, *a), cs + k_i + x_i, "scan")
+        it_k, it_y = iter(ct_k), iter(ct_y)
+        cts = [next(it_k) if f else _zeros(a) for a, f in zip(out_avals[:nk], fk)] + \
+              [next(it_y) if f else _zeros(a) for a, f in zip(out_avals[nk:], fy)]
+        g = pull(cts)
+        g_c, g_k, g_x = _split3(g, nc, nk)
+        g_c = [gc for gc, f in zip(g_c, fc) if f]
+        new_acc = [ops.add(a, gc) for a, gc in zip(acc, g_c)]
+        new_k = [gk for gk, f in zip(g_k, fk) if f]
+        gx = [gx for gx, f in zip(g_x, fx) if f]
+        return new_acc + new_k + gx
+
+    bwd_avals = c_avals + ct_c_avals + ct_k_avals + k_avals + x_avals + ct_y_avals
+    bwd_jaxpr, h2 = stage_flat(bwd, bwd_avals)
+    ct_k0 = [_zeros(a) if c is None else c for c, a, f in zip(ct[:nk], k_avals, fk) if f]
+    ct_ys = [_zeros(ShapedArray((length,) + tuple(a.shape), a.dtype)) if c is None else c
+             for c, a, f in zip(ct[nk:], out_avals[nk:], fy) if f]
+    acc0 = [_zeros(a) for a in ct_c_avals]
+    out = scan_bind(h2 + consts, acc0 + ct_k0, carries + xs + ct_ys, bwd_jaxpr, length,
+                    not reverse)
+    g_c, g_k, g_x = out[:nfc], out[nfc:nfc + nfk], out[nfc + nfk:]
+    del ny
+    return _scatter(g_c, fc) + _scatter(g_k, fk) + _scatter(g_x, fx)
+
+
+def _scatter(vals, flags):
+    it = iter(vals)
+    return [next(it) if f else None for f in flags]
+
+
+scan_p.vjp = AllArgsVJP(_scan_vjp)
+
+
+def _scan_batch(args, bdims, *, jaxpr, num_consts, num_carry, length, reverse):
+    nc, nk = num_consts, num_carry
+    size = _batch_size(args, bdims)
+    body = jaxpr.jaxpr
+    b_in = [d is not None for d in bdims]
+    c_b, k_b, x_b = _split3(b_in, nc, nk)
+    k_b = _fixpoint(lambda m: _depends(body, c_b + m + x_b)[:nk], k_b)
+    out_b = _depends(body, c_b + k_b + x_b)
+    out_b = k_b + out_b[nk:]
+    in_axes = [0 if b else None for b in c_b + k_b + x_b]
+    avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if b else a
+             for a, b in zip(jaxpr.in_avals, c_b + k_b + x_b)]
+    new_jaxpr, hoisted = stage_flat(_batch_fun(jaxpr, in_axes, out_b, size), avals)
+    consts, init, xs = _split3(args, nc, nk)
+    cd, kd, xd = _split3(bdims, nc, nk)
+    consts = [_to_front(a, d, size, False) for a, d in zip(consts, cd)]
+    init = [_to_front(a, d, size, b) for a, d, b in zip(init, kd, k_b)]
+    # xs: the scanned axis stays 0, the batch goes to axis 1 (the body sees axis 0)
+    xs = [x if d is None else move_bdim(x, d, 1) for x, d in zip(xs, xd)]
+    outs = scan_bind(hoisted + consts, init, xs, new_jaxpr, length, reverse)
+    out_dims = [0 if b else None for b in out_b[:nk]] + [1 if b else None for b in out_b[nk:]]
+    return outs, out_dims
+
+
+scan_p.batch = _scan_batch
