@@ -42,7 +42,9 @@ from ..interpreters.staging import (ClosedJaxpr, Jaxpr, Literal, StagingTrace, S
                                     _type_str, aval_of, eval_jaxpr)
 from ..primitives import ops
 from ..primitives.batching import move_bdim
+from ..primitives.lowering import ArrayOp
 from .call import EVAL, AllArgsVJP, is_float, vjp_in_floats
+from .codegen_loops import emit_scan
 
 __all__ = ["scan_p", "cond_p", "while_p", "stage_flat", "staging_active", "is_staged"]
 
@@ -244,6 +246,7 @@ def _to_front(x, d, size, want):
 
 
 scan_p = Primitive("scan", multiple_results=True)
+scan_p.lowering = ArrayOp(emit_scan)
 
 
 @scan_p.def_impl
