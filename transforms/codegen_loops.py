@@ -53,9 +53,63 @@ there), when some live equation of a sub-IR has no lowering that accepts it
 """
 import numpy as np
 
-from ..interpreters.staging import Literal
+from ..interpreters.staging import Jaxpr, Literal
+from ..primitives.lowering import ArrayOp
+from .codegen import live_eqns
 
 __all__ = ["emit_scan", "emit_cond", "emit_while"]
+
+
+def _split_invariant(jaxpr, n_fixed):
+    """``(pre, rest)``: the loop-invariant array statements of a loop body
+    ``jaxpr`` (whose first ``n_fixed`` invars are the loop's constants) and
+    what they need, as a Jaxpr run once before the loop, and the rest of the
+    body, taking ``pre``'s results as extra trailing invars.  ``pre`` is None
+    when nothing is hoisted.
+
+    Only array statements (a transposed weight matrix, a product of
+    constants) and the equations feeding them move: a loop-invariant
+    elementwise equation stays fused in the body's loop nest.
+    """
+    eqns = live_eqns(jaxpr)
+    invariant = set(jaxpr.constvars) | set(jaxpr.invars[:n_fixed])
+    inv_eqns = []
+    for eqn in eqns:
+        if all(type(a) is Literal or a in invariant for a in eqn.invars):
+            invariant.update(eqn.outvars)
+            inv_eqns.append(eqn)
+    producer = {v: eqn for eqn in inv_eqns for v in eqn.outvars}
+    hoist = set()
+    stack = [eqn for eqn in inv_eqns if isinstance(eqn.primitive.lowering, ArrayOp)]
+    while stack:
+        eqn = stack.pop()
+        if id(eqn) in hoist:
+            continue
+        hoist.add(id(eqn))
+        stack.extend(producer[a] for a in eqn.invars if type(a) is not Literal and a in producer)
+    if not hoist:
+        return None, jaxpr
+    pre_eqns = [eqn for eqn in eqns if id(eqn) in hoist]
+    rest_eqns = [eqn for eqn in eqns if id(eqn) not in hoist]
+    made = {v for eqn in pre_eqns for v in eqn.outvars}
+    used = {a for eqn in rest_eqns for a in eqn.invars if type(a) is not Literal}
+    used.update(a for a in jaxpr.outvars if type(a) is not Literal)
+    outs = [v for eqn in pre_eqns for v in eqn.outvars if v in used and v in made]
+    pre = Jaxpr(jaxpr.constvars, jaxpr.invars[:n_fixed], pre_eqns, outs)
+    rest = Jaxpr(jaxpr.constvars, list(jaxpr.invars) + outs, rest_eqns, jaxpr.outvars)
+    return pre, rest
+
+
+def _lower_loop_body(ctx, lines, closed, n_fixed, operands):
+    """``lower_jaxpr`` of a loop body: its invariant array statements go to
+    ``lines`` (before the loop); returns the loop's lines and output names."""
+    consts = _sub_consts(ctx, closed)
+    pre, rest = _split_invariant(closed.jaxpr, n_fixed)
+    extra = []
+    if pre is not None:
+        pre_lines, extra = ctx.lower_jaxpr(pre, consts, operands[:n_fixed])
+        lines.extend(pre_lines)
+    return ctx.lower_jaxpr(rest, consts, list(operands) + list(extra))
 
 
 def _sub_consts(ctx, closed):
@@ -106,6 +160,29 @@ def _rebind(targets, values, indent):
     return [f"{indent}{lhs} = {rhs}"]
 
 
+def _write_slice(ctx, before, ys, k, src, shape):
+    """Lines (in the loop) writing the array ``src`` into ``ys[k]``, element
+    by element: Numba's array-to-slice assignment compiles a shape-mismatch
+    error message (string formatting: measured 8 s of compile time)."""
+    size = _size(shape[1:])
+    if len(shape) == 1:
+        return [f"{ys}[{k}] = {src}[()]"]
+    flat = ys
+    if len(shape) > 2:
+        flat = ctx.fresh(f"{ys}_rows")
+        before.append(f"{flat} = {ys}.reshape(({shape[0]}, {size}))")
+    i = ctx.fresh("j")
+    row = src if len(shape) == 2 else f"{src}.reshape({size})"
+    if len(shape) > 2:
+        r = ctx.fresh("row")
+        return [f"{r} = {row}", f"for {i} in range({size}):", f"    {flat}[{k}, {i}] = {r}[{i}]"]
+    return [f"for {i} in range({size}):", f"    {flat}[{k}, {i}] = {row}[{i}]"]
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
 def _indented(lines, indent="    "):
     return [indent + ln for ln in lines] or [indent + "pass"]
 
@@ -152,11 +229,11 @@ def emit_scan(ctx, eqn, operands, outputs):
         else:
             loop.append(f"{s} = {x}[{k}]")
         slices.append(s)
-    blines, outs = ctx.lower_jaxpr(body, _sub_consts(ctx, closed), consts + carry + slices)
+    blines, outs = _lower_loop_body(ctx, lines, closed, nc, consts + carry + slices)
     loop.extend(blines)
     outs = _results(ctx, loop, body, outs, eqn.outvars)
-    for y, src, v in zip(ys, outs[ncar:], body.outvars[ncar:]):
-        loop.append(f"{y}[{k}] = {src}[()]" if v.aval.shape == () else f"{y}[{k}] = {src}")
+    for y, src, v in zip(ys, outs[ncar:], eqn.outvars[ncar:]):
+        loop.extend(_write_slice(ctx, lines, y, k, src, v.aval.shape))
     loop.extend(_rebind(carry, outs[:ncar], ""))
     lines.append(f"for {k} in {steps}:  # scan body, {length} steps")
     lines.extend(_indented(loop))
@@ -228,7 +305,7 @@ def emit_while(ctx, eqn, operands, outputs):
     test = pred if type(cj.jaxpr.outvars[0]) is Literal else f"{pred}[()]"
     loop.append(f"if not {test}:")
     loop.append("    break")
-    blines, outs = ctx.lower_jaxpr(bj.jaxpr, _sub_consts(ctx, bj), bconsts + carry)
+    blines, outs = _lower_loop_body(ctx, lines, bj, bn, bconsts + carry)
     loop.extend(blines)
     outs = _results(ctx, loop, bj.jaxpr, outs, eqn.outvars)
     loop.extend(_rebind(carry, outs, ""))

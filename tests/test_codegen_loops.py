@@ -1,0 +1,228 @@
+"""Code generation of structured control flow (transforms/codegen_loops.py):
+a jitted ``lax.scan`` is one Numba loop inside the compiled function and
+equals eager; ``cond`` and ``while`` emitters through test-local primitives
+of the interface of transforms/control_flow.py; the fallback to the impl
+when a body cannot be compiled.
+
+The programs are module-level and shared between tests (each Numba compile
+costs seconds), with tiny shapes.
+"""
+import numpy as np
+import pytest
+
+import tracegrad as tg
+import tracegrad.numpy as tnp
+from tracegrad import lax
+from tracegrad.core import Primitive, ShapedArray
+from tracegrad.primitives.lowering import ArrayOp
+from tracegrad.transforms import codegen
+from tracegrad.transforms.codegen_loops import emit_cond, emit_while
+from tracegrad.tree_util import tree_leaves
+
+RNG = np.random.default_rng(0)
+XS = RNG.standard_normal((5, 3))
+XS1 = RNG.standard_normal(4)           # 1-D xs: 0-d slices
+XS0 = np.zeros((0, 3))                 # length 0
+XS32 = RNG.standard_normal((4, 2)).astype(np.float32)
+W = RNG.standard_normal((3, 3)) / 2
+SIGNS = np.array([[1.0], [-1.0]])
+
+
+def _assert_trees_close(got, want, rtol=1e-12):
+    got, want = tree_leaves(got), tree_leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-14)
+
+
+# --------------------------------------------------------------------------
+# scan: one program with every case, compiled once
+
+def _scans(h0, xs, xs1, xs0, xs32):
+    def step(h, x):
+        h = tnp.tanh(h * 0.5 + x)
+        return h, h * 2.0
+
+    fwd = lax.scan(step, h0, xs)
+    rev = lax.scan(step, h0, xs, reverse=True)
+    empty = lax.scan(step, h0, xs0)
+
+    def pytree_step(c, x):  # a (vector, scalar) carry, a dict of ys; 0-d xs slices
+        v, s = c
+        return (v + x, s * x), {"s": s, "v": v.sum() + 1.0}
+
+    tree = lax.scan(pytree_step, (h0, tnp.sum(h0)), xs1)
+
+    def swap(c, x):  # outputs that are inputs: a swap, a carry as y, a literal y
+        a, b = c
+        return (b, a + x), (a, 1.0)
+
+    swapped = lax.scan(swap, (h0, h0 * 0.0), xs)
+
+    def mat(h, x):  # a matmul body (BLAS through np.dot) with a hoisted transpose
+        return tnp.tanh(h @ W + x @ W.T), None
+
+    matmul = lax.scan(mat, h0, xs)[0]
+
+    def f32(c, x):
+        return c * x + 1.0, c.sum()
+
+    single = lax.scan(f32, tnp.ones(2, np.float32), xs32)
+
+    def outer(c, x):  # nested scan
+        inner, ys = lax.scan(lambda ci, xi: (ci * 0.9 + xi, ci), c, tnp.reshape(x, (1, 3)) * SIGNS)
+        return inner + 1.0, ys.sum(0)
+
+    nested = lax.scan(outer, h0, xs)
+    return fwd, rev, empty, tree, swapped, matmul, single, nested
+
+
+SCANS = tg.jit(_scans)
+SCAN_ARGS = (np.array([0.1, -0.2, 0.3]), XS, XS1, XS0, XS32)
+
+
+@pytest.fixture(scope="module")
+def scan_results():
+    return SCANS(*SCAN_ARGS)
+
+
+def test_scans_equal_eager(scan_results):
+    want = _scans(*SCAN_ARGS)
+    names = ["forward", "reverse", "length 0", "pytree", "swap", "matmul", "float32", "nested"]
+    for name, g, w in zip(names, scan_results, want):
+        if name == "length 0":  # (eager's loop returns ys=None there; JAX and jit: empty ys)
+            g, w = g[0], w[0]
+        _assert_trees_close(g, w, rtol=1e-6 if name == "float32" else 1e-12)
+    assert scan_results[2][1].shape == (0, 3)
+
+
+def test_scans_compile_to_loops_without_impl_calls(scan_results):
+    src = SCANS.lower(*SCAN_ARGS).source
+    n_scans = 9  # eight in _scans, one nested
+    assert src.count("# scan body") == n_scans
+    assert "impl" not in src
+    assert src.count("def segment") == 1  # one compiled function for the whole program
+    if codegen.blas_available():
+        assert "np.dot" in src
+
+
+def test_scan_length_and_reverse_in_source(scan_results):
+    src = SCANS.lower(*SCAN_ARGS).source
+    assert "in range(4, -1, -1):  # scan body, 5 steps" in src  # reverse
+    assert "in range(0):  # scan body, 0 steps" in src
+
+
+# --------------------------------------------------------------------------
+# reverse mode: the derivative's scans compile too
+
+def _rnn_loss(params, xs):
+    wx, wh = params
+
+    def step(h, x):
+        return tnp.tanh(x @ wx + h @ wh), None
+
+    h, _ = lax.scan(step, tnp.zeros(xs.shape[1:]), xs)
+    return tnp.mean(h ** 2)
+
+
+RNN_GRAD = tg.jit(tg.grad(_rnn_loss))
+RNN_ARGS = ((RNG.standard_normal((3, 3)) / 2, RNG.standard_normal((3, 3)) / 2),
+            RNG.standard_normal((6, 2, 3)))
+
+
+def test_jit_grad_of_scan_is_compiled_and_equals_eager():
+    got = RNN_GRAD(*RNN_ARGS)
+    _assert_trees_close(got, tg.grad(_rnn_loss)(*RNN_ARGS))
+    src = RNN_GRAD.lower(*RNN_ARGS).source
+    if codegen.blas_available():
+        assert "impl" not in src and src.count("def segment") == 1
+        assert "in range(5, -1, -1):" in src  # the reverse scan of the backward pass
+
+
+# --------------------------------------------------------------------------
+# a body that cannot be compiled: the scan runs its impl from the driver
+
+_no_lowering_p = Primitive("test_loops_no_lowering")
+_no_lowering_p.def_impl(lambda x: x * 3.0)
+_no_lowering_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))
+
+
+def _with_unlowerable(h0, xs):
+    return lax.scan(lambda h, x: (_no_lowering_p.bind(h) + x, h), h0, xs)
+
+
+def test_scan_with_unlowerable_body_falls_back_to_its_impl():
+    jitted = tg.jit(_with_unlowerable)
+    got = jitted(SCAN_ARGS[0], XS)
+    _assert_trees_close(got, _with_unlowerable(SCAN_ARGS[0], XS))
+    src = jitted.lower(SCAN_ARGS[0], XS).source
+    assert "impl_scan" in src and "# scan body" not in src
+
+
+# --------------------------------------------------------------------------
+# cond and while, through primitives of control_flow.py's interface
+
+def _cond_impl(index, *operands, branches):
+    b = branches[int(index)]
+    return b(*operands)
+
+
+_cond_p = Primitive("test_loops_cond", multiple_results=True)
+_cond_p.def_impl(_cond_impl)
+_cond_p.def_abstract_eval(lambda index, *ops, branches: list(branches[0].out_avals))
+_cond_p.lowering = ArrayOp(emit_cond)
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cc, bc = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = list(args[cond_nconsts + body_nconsts:])
+    while bool(cond_jaxpr(*cc, *carry)[0]):
+        carry = list(body_jaxpr(*bc, *carry))
+    return carry
+
+
+_while_p = Primitive("test_loops_while", multiple_results=True)
+_while_p.def_impl(_while_impl)
+_while_p.def_abstract_eval(lambda *avals, body_jaxpr, **_: list(body_jaxpr.out_avals))
+_while_p.lowering = ArrayOp(emit_while)
+
+_V = np.zeros(3)
+_S = np.float64(0.0)
+BRANCHES = (
+    tg.make_jaxpr(lambda x, s: (x * 2.0, s + 1.0))(_V, _S),
+    tg.make_jaxpr(lambda x, s: (tnp.sin(x) + W[0], s))(_V, _S),  # a constant; an input as output
+    tg.make_jaxpr(lambda x, s: (x, 7.0 * tnp.ones(())))(_V, _S),
+)
+# while x.sum() < limit: x = x * 2 + 0.5, n += 1 (a data-dependent trip count)
+COND = tg.make_jaxpr(lambda limit, x, n: (tnp.sum(x) < limit,))(_S, _V, np.int64(0))
+BODY = tg.make_jaxpr(lambda x, n: (x * 2.0 + 0.5, n + 1))(_V, np.int64(0))
+
+
+def _branchy(i, x, s, limit):
+    outs = [_cond_p.bind(i, x, s, branches=BRANCHES)]
+    outs.append(_while_p.bind(limit, x, tnp.zeros((), np.int64), cond_jaxpr=COND,
+                              body_jaxpr=BODY, cond_nconsts=1, body_nconsts=0))
+    return outs
+
+
+BRANCHY = tg.jit(_branchy)
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+@pytest.mark.parametrize("limit", [-100.0, 50.0])
+def test_cond_and_while_equal_eager(index, limit):
+    args = (np.int32(index), np.array([0.5, -1.0, 2.0]), np.float64(3.0), np.float64(limit))
+    got = BRANCHY(*args)
+    _assert_trees_close(got, _branchy(*args))
+    if limit > 0:
+        assert int(got[1][1]) > 1  # the loop ran a data-dependent number of times
+
+
+def test_cond_and_while_source():
+    args = (np.int32(0), np.zeros(3), np.float64(3.0), np.float64(1.0))
+    src = BRANCHY.lower(*args).source
+    assert "impl" not in src
+    assert "elif" in src and "else:  # branch 2" in src
+    assert "while True:" in src and "break" in src
