@@ -27,7 +27,9 @@ from . import numpy as tnp
 from .core import ShapedArray, Tracer, concrete_value, dtype_of, is_concrete
 from .interpreters.batching import example_values, has_values
 from .transforms import stop_gradient
-from .transforms.control_flow import scan_bind, stage_flat, staging_active
+from .transforms import ShapeDtypeStruct
+from .transforms.control_flow import (cond_bind, join_branches, scan_bind, stage_flat,
+                                      staging_active, while_bind)
 from .tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves, tree_map,
                         tree_structure, tree_unflatten)
 
@@ -129,6 +131,9 @@ def switch(index, branches, *operands):
     if is_concrete(index):
         i = int(np.clip(int(np.asarray(concrete_value(index))), 0, n - 1))
         return branches[i](*operands)
+    if staging_active(tree_leaves(operands) + [index]):
+        idx = tnp.clip(tnp.asarray(index).astype(np.int32), 0, n - 1)
+        return _staged_switch(idx, branches, operands)
     idx = _index_of(index, n)
     outs = [b(*operands) for b in branches]
     for o in outs[1:]:
@@ -170,7 +175,34 @@ def cond(pred, true_fun, false_fun, *operands):
         raise TypeError(f"cond: pred must be a scalar, got shape {np.shape(pred)}")
     if is_concrete(pred):
         return true_fun(*operands) if bool(np.asarray(concrete_value(pred))) else false_fun(*operands)
+    if staging_active(tree_leaves(operands) + [pred]):
+        return _staged_switch(tnp.asarray(pred).astype(np.int32), [false_fun, true_fun], operands,
+                              "cond: true_fun and false_fun's outputs")
     return switch(tnp.asarray(pred).astype(np.int64), [false_fun, true_fun], *operands)
+
+
+def _staged_switch(idx, branches, operands, what="switch: the branches' outputs"):
+    """``switch`` as one ``cond_p`` equation (under staging); ``idx`` is an
+    int32 scalar already clamped."""
+    leaves, tree = tree_flatten(tuple(operands))
+    avals = _carry_avals(leaves)
+    staged, outs = [], []
+    for b in branches:
+        store = {}
+
+        def fn(*args, b=b, store=store):
+            out = b(*tree_unflatten(tree, list(args)))
+            out_leaves, store["tree"] = tree_flatten(out)
+            return out_leaves
+
+        staged.append(stage_flat(fn, avals))
+        outs.append(tree_unflatten(store["tree"], [ShapeDtypeStruct(a.shape, a.dtype)
+                                                   for a in staged[-1][0].out_avals]))
+    for o in outs[1:]:
+        _same_structure(outs[0], o, what)
+    jaxprs, consts = join_branches(staged)
+    res = cond_bind(idx, consts + leaves, jaxprs)
+    return tree_unflatten(tree_structure(outs[0]), res)
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -197,6 +229,30 @@ def fori_loop(lower, upper, body_fun, init_val):
     TypeError
         If ``body_fun`` changes the carry's structure or shapes.
     """
+    if staging_active(tree_leaves(init_val) + [lower, upper]):
+        if is_concrete(lower) and is_concrete(upper):
+            # a static trip count: a scan (so reverse mode works), as in JAX
+            lo, hi = int(concrete_value(lower)), int(concrete_value(upper))
+            dt = np.result_type(np.asarray(concrete_value(lower)), np.asarray(concrete_value(upper)))
+
+            def step(c, _):
+                i, v = c
+                new = body_fun(i, v)
+                _same_structure(v, new, "fori_loop: body_fun's input and output carry")
+                return (i + 1, new), None
+
+            return scan(step, (np.asarray(lo, dt), init_val), None, length=max(hi - lo, 0))[0][1]
+
+        def body(c):
+            i, hi_, v = c
+            new = body_fun(i, v)
+            _same_structure(v, new, "fori_loop: body_fun's input and output carry")
+            return i + 1, hi_, new
+
+        lo_, hi_ = tnp.asarray(lower), tnp.asarray(upper)
+        dt = np.result_type(dtype_of(lo_), dtype_of(hi_))
+        carry = (lo_.astype(dt), hi_.astype(dt), init_val)
+        return while_loop(lambda c: c[0] < c[1], body, carry)[2]
     lo, hi = int(lower), int(upper)
     val = init_val
     for i in range(lo, hi):
@@ -232,6 +288,8 @@ def while_loop(cond_fun, body_fun, init_val):
     TypeError
         If ``body_fun`` changes the carry's structure or shapes.
     """
+    if staging_active(tree_leaves(init_val)):
+        return _staged_while(cond_fun, body_fun, init_val)
     val = init_val
     while True:
         p = cond_fun(val)
@@ -326,17 +384,14 @@ def _stage_body(fun, init, carry_leaves, other_avals, what):
     JAX.  Returns the IR, its hoisted constants and the carry leaves cast."""
     carry_avals = _carry_avals(carry_leaves)
     nk = len(carry_leaves)
-    for _ in range(2):
-        jaxpr, consts = stage_flat(fun, carry_avals + other_avals)
-        out = jaxpr.out_avals[:nk]
-        changed = False
-        for k, (x, a, o) in enumerate(zip(carry_leaves, carry_avals, out)):
-            weak = isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
-            if weak and o.dtype != a.dtype and o.shape == a.shape:
+    weak = [isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+            for x in carry_leaves]
+    if any(weak):  # a first pass finds the dtypes the body gives weak carries
+        jaxpr, _ = stage_flat(fun, carry_avals + other_avals, weak + [False] * len(other_avals))
+        for k, (w, a, o) in enumerate(zip(weak, carry_avals, jaxpr.out_avals[:nk])):
+            if w and o.shape == a.shape:
                 carry_avals[k] = ShapedArray(a.shape, o.dtype)
-                changed = True
-        if not changed:
-            break
+    jaxpr, consts = stage_flat(fun, carry_avals + other_avals)
     leaves = [np.asarray(x, a.dtype) if not isinstance(x, Tracer) else x
               for x, a in zip(carry_leaves, carry_avals)]
     return jaxpr, consts, leaves
@@ -360,6 +415,31 @@ def _staged_scan(f, init, xs, x_leaves, x_tree, n, reverse):
     jaxpr, consts, leaves = _stage_body(body, init, init_leaves, x_avals, "scan")
     outs = scan_bind(consts, leaves, x_leaves, jaxpr, n, reverse)
     return (tree_unflatten(init_tree, outs[:nk]), tree_unflatten(store["y_tree"], outs[nk:]))
+
+
+def _staged_while(cond_fun, body_fun, init_val):
+    """``while_loop`` as one ``while_p`` equation (under staging)."""
+    leaves, tree = tree_flatten(init_val)
+
+    def body(*args):
+        val = tree_unflatten(tree, list(args))
+        new = body_fun(val)
+        _same_structure(init_val, new, "while_loop: body_fun's input and output carry")
+        return tree_leaves(new)
+
+    body_jaxpr, body_consts, leaves = _stage_body(body, init_val, leaves, [], "while_loop")
+
+    def cond(*args):
+        p = cond_fun(tree_unflatten(tree, list(args)))
+        if np.ndim(p) != 0 or np.dtype(dtype_of(p)).kind != "b":
+            raise TypeError(
+                f"while_loop: cond_fun must return a boolean scalar, got shape {np.shape(p)} "
+                f"and dtype {np.dtype(dtype_of(p)).name} (compare, e.g. i < n)")
+        return [p]
+
+    cond_jaxpr, cond_consts = stage_flat(cond, _carry_avals(leaves))
+    outs = while_bind(cond_consts, body_consts, leaves, cond_jaxpr, body_jaxpr)
+    return tree_unflatten(tree, outs)
 
 
 def map(f, xs):  # noqa: A001 - JAX's name

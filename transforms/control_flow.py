@@ -83,13 +83,16 @@ def _is_scalar(x):
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
-def stage_flat(fun, avals):
+def stage_flat(fun, avals, weak=None):
     """Stage ``fun`` (flat values in, flat list out) on abstract inputs.
 
     Parameters
     ----------
     fun : callable
     avals : sequence of ShapedArray
+    weak : sequence of bool, optional
+        Inputs standing for Python scalars (weakly typed, see
+        :class:`~tracegrad.interpreters.staging.Var`); default none.
 
     Returns
     -------
@@ -100,7 +103,7 @@ def stage_flat(fun, avals):
         Those values, to pass as the leading operands.
     """
     with new_trace(StagingTrace) as trace:
-        args = [trace.new_arg(a) for a in avals]
+        args = [trace.new_arg(a, w) for a, w in zip(avals, weak or [False] * len(avals))]
         outs = [np.asarray(o) if _is_scalar(o) else o for o in fun(*args)]
         closed = trace.to_jaxpr(outs)
     j = closed.jaxpr
@@ -472,3 +475,317 @@ def _scan_batch(args, bdims, *, jaxpr, num_consts, num_carry, length, reverse):
 
 
 scan_p.batch = _scan_batch
+
+
+# --------------------------------------------------------------------------
+# cond (and switch)
+
+
+def join_branches(staged):
+    """Branch IRs staged separately, each with its own hoisted constants,
+    made to take one operand list: every branch's constants, then the
+    operands.
+
+    Parameters
+    ----------
+    staged : list of (ClosedJaxpr, consts)
+        As :func:`stage_flat` returns them, over the same operand avals.
+
+    Returns
+    -------
+    branches : tuple of ClosedJaxpr
+        Each with invars = all constants + operands.
+    consts : list
+        The constants, in branch order (to pass before the operands).
+    """
+    consts, offsets = [], []
+    for _, c in staged:
+        offsets.append(len(consts))
+        consts.extend(c)
+    if not consts:
+        return tuple(j for j, _ in staged), []
+    nh = len(consts)
+    avals = _avals(consts)
+    ops_avals = staged[0][0].in_avals[len(staged[0][1]):]
+    out = []
+    for (j, c), off in zip(staged, offsets):
+        def fn(*args, j=j, off=off, m=len(c)):
+            return _run(j, *args[off:off + m], *args[nh:])
+        jj, extra = stage_flat(fn, avals + list(ops_avals))
+        assert not extra
+        out.append(jj)
+    return tuple(out), consts
+
+
+cond_p = Primitive("cond", multiple_results=True)
+
+
+@cond_p.def_impl
+def _cond_impl(index, *operands, branches):
+    with set_trace(EVAL):
+        outs = _run(branches[int(index)], *operands)
+    return [np.asarray(o, a.dtype) for o, a in zip(outs, branches[0].out_avals)]
+
+
+@cond_p.def_abstract_eval
+def _cond_aval(index, *operands, branches):
+    a = aval_of(np.asarray(index)) if _is_scalar(index) else aval_of(index)
+    if a.shape != () or a.dtype.kind not in "iu":
+        raise TypeError(f"cond: the branch index must be an integer scalar, got {_type_str(a)}")
+    out = branches[0].out_avals
+    for k, b in enumerate(branches):
+        _same_avals(operands, b.in_avals, f"cond (branch {k})")
+        if b.out_avals != out:
+            raise TypeError(
+                f"cond: branch {k} returns {[_type_str(o) for o in b.out_avals]}, branch 0 "
+                f"{[_type_str(o) for o in out]}; every branch must return the same types")
+    return list(out)
+
+
+def cond_bind(index, operands, branches):
+    """Bind ``cond_p`` (``branches``: tuple of ClosedJaxpr)."""
+    return cond_p.bind(index, *operands, branches=tuple(branches))
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, ops_ = primals[0], list(primals[1:])
+    tans = list(tangents[1:])
+    nz = [t is not None and is_float(p) for p, t in zip(ops_, tans)]
+    out_avals = branches[0].out_avals
+    keep = [False] * len(out_avals)
+    for b in branches:
+        keep = [k or d for k, d in zip(keep, _depends(b.jaxpr, nz, differentiable=True))]
+    out_float = [a.dtype.kind in "fc" for a in out_avals]
+    t_idx = [j for j, f in enumerate(out_float) if f]
+    in_avals = branches[0].in_avals
+    t_avals = [a for a, m in zip(in_avals, nz) if m]
+
+    staged = []
+    for b in branches:
+        f = _jvp_fun(b, nz)
+
+        def fn(*args, f=f):
+            res = f(*args)
+            outs, ts = res[:len(out_avals)], dict(zip(t_idx, res[len(out_avals):]))
+            return outs + [ts[j] for j in range(len(out_avals)) if keep[j]]
+
+        staged.append(stage_flat(fn, list(in_avals) + t_avals))
+    new_branches, consts = join_branches(staged)
+    t_ops = [t for t, m in zip(tans, nz) if m]
+    res = cond_bind(index, consts + ops_ + t_ops, new_branches)
+    outs = res[:len(out_avals)]
+    it = iter(res[len(out_avals):])
+    return outs, [next(it) if k else None for k in keep]
+
+
+cond_p.jvp = _cond_jvp
+
+
+def _cond_vjp(ct, ans, index, *operands, branches):
+    out_avals = branches[0].out_avals
+    in_avals = branches[0].in_avals
+    fo = [a.dtype.kind in "fc" for a in out_avals]
+    fi = [a.dtype.kind in "fc" for a in in_avals]
+    n = len(operands)
+    ct_avals = [a for a, f in zip(out_avals, fo) if f]
+    staged = []
+    for b in branches:
+        def fn(*args, b=b):
+            _, pull = vjp_in_floats(lambda *a: _run(b, *a), list(args[:n]), "cond")
+            it = iter(args[n:])
+            g = pull([next(it) if f else _zeros(a) for a, f in zip(out_avals, fo)])
+            return [gi for gi, f in zip(g, fi) if f]
+        staged.append(stage_flat(fn, list(in_avals) + ct_avals))
+    new_branches, consts = join_branches(staged)
+    cts = [_zeros(a) if c is None else c for c, a, f in zip(ct, out_avals, fo) if f]
+    g = cond_bind(index, consts + list(operands) + cts, new_branches)
+    return [None] + _scatter(g, fi)
+
+
+cond_p.vjp = AllArgsVJP(_cond_vjp)
+
+
+def _cond_batch(args, bdims, *, branches):
+    size = _batch_size(args, bdims)
+    index, ops_ = args[0], list(args[1:])
+    idx_d, op_d = bdims[0], list(bdims[1:])
+    in_avals = branches[0].in_avals
+    out_avals = branches[0].out_avals
+    b_in = [d is not None for d in op_d]
+    moved = [_to_front(a, d, size, False) for a, d in zip(ops_, op_d)]
+    in_axes = [0 if b else None for b in b_in]
+    if idx_d is not None:
+        # a batched index: every branch runs on the whole batch, then a select
+        outs = [_batch_fun(b, in_axes, [True] * len(out_avals), size)(*moved) for b in branches]
+        idx = move_bdim(index, idx_d, 0)
+        result = []
+        for k, a in enumerate(out_avals):
+            shape = (size,) + tuple(a.shape)
+            i_b = ops.broadcast_to(ops.reshape(idx, (size,) + (1,) * len(a.shape)), shape)
+            acc = outs[-1][k]
+            for j in range(len(branches) - 2, -1, -1):
+                acc = ops.select(ops.eq(i_b, j), outs[j][k], acc)
+            result.append(acc)
+        return result, [0] * len(result)
+    out_b = [False] * len(out_avals)
+    for b in branches:
+        out_b = [o or d for o, d in zip(out_b, _depends(b.jaxpr, b_in))]
+    avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if bb else a
+             for a, bb in zip(in_avals, b_in)]
+    staged = [stage_flat(_batch_fun(b, in_axes, out_b, size), avals) for b in branches]
+    new_branches, consts = join_branches(staged)
+    outs = cond_bind(index, consts + moved, new_branches)
+    return outs, [0 if b else None for b in out_b]
+
+
+cond_p.batch = _cond_batch
+
+
+# --------------------------------------------------------------------------
+# while
+
+
+while_p = Primitive("while", multiple_results=True)
+
+
+@while_p.def_impl
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cc = args[:cond_nconsts]
+    bc = args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = list(args[cond_nconsts + body_nconsts:])
+    with set_trace(EVAL):
+        while bool(_run(cond_jaxpr, *cc, *carry)[0]):
+            carry = _run(body_jaxpr, *bc, *carry)
+    return [np.asarray(c, a.dtype) for c, a in zip(carry, body_jaxpr.out_avals)]
+
+
+@while_p.def_abstract_eval
+def _while_aval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    carry = list(avals[nc + nb:])
+    _same_avals(list(avals[:nc]) + carry, cond_jaxpr.in_avals, "while_loop (cond)")
+    _same_avals(list(avals[nc:nc + nb]) + carry, body_jaxpr.in_avals, "while_loop (body)")
+    p = cond_jaxpr.out_avals
+    if len(p) != 1 or p[0].shape != () or p[0].dtype.kind != "b":
+        raise TypeError(f"while_loop: cond_fun must return a boolean scalar, got "
+                        f"{[_type_str(a) for a in p]}")
+    out = body_jaxpr.out_avals
+    _same_avals(out, body_jaxpr.in_avals[nb:], "while_loop (the body's output carry)")
+    return list(out)
+
+
+def while_bind(cond_consts, body_consts, init, cond_jaxpr, body_jaxpr):
+    """Bind ``while_p`` on lists of operands."""
+    return while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=cond_jaxpr,
+                        body_jaxpr=body_jaxpr, cond_nconsts=len(cond_consts),
+                        body_nconsts=len(body_consts))
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    cc, bc, init = _split3(primals, nc, nb)
+    _, bt, it_ = _split3(tangents, nc, nb)
+    b_nz = [t is not None and is_float(p) for p, t in zip(bc, bt)]
+    k_nz = [t is not None and is_float(p) for p, t in zip(init, it_)]
+    k_avals = body_jaxpr.out_avals
+    fl = [a.dtype.kind in "fc" for a in k_avals]
+    k_nz = _fixpoint(lambda m: _depends(body_jaxpr.jaxpr, b_nz + m, differentiable=True), k_nz)
+    k_nz = [m and f for m, f in zip(k_nz, fl)]
+    if not any(k_nz):
+        return while_bind(cc, bc, init, cond_jaxpr, body_jaxpr), [None] * len(init)
+    mask = b_nz + k_nz
+    jvp_f = _jvp_fun(body_jaxpr, mask)
+    nk = len(init)
+    bt_nz = [t for t, m in zip(bt, b_nz) if m]
+    t_avals = [a for a, m in zip(k_avals, k_nz) if m]
+    bc_avals = body_jaxpr.in_avals[:nb]
+    bct_avals = [a for a, m in zip(bc_avals, b_nz) if m]
+    float_out = [j for j, f in enumerate(fl) if f]
+    nbt = len(bct_avals)
+
+    def body_fn(*args):
+        b, btan = list(args[:nb]), list(args[nb:nb + nbt])
+        k, ktan = list(args[nb + nbt:nb + nbt + nk]), list(args[nb + nbt + nk:])
+        res = jvp_f(*b, *k, *btan, *ktan)
+        ts = dict(zip(float_out, res[nk:]))
+        return res[:nk] + [ts[j] for j in range(nk) if k_nz[j]]
+
+    new_body, hb = stage_flat(body_fn, list(bc_avals) + bct_avals + list(k_avals) + t_avals)
+    ntk = len(t_avals)
+    new_cond, hc = stage_flat(lambda *a: _run(cond_jaxpr, *a[:len(a) - ntk]),
+                              list(cond_jaxpr.in_avals) + t_avals)
+    t_init = [_zeros(a) if t is None else t for t, a, m in zip(it_, k_avals, k_nz) if m]
+    res = while_bind(hc + list(cc), hb + list(bc) + bt_nz, list(init) + t_init,
+                     new_cond, new_body)
+    it = iter(res[nk:])
+    return res[:nk], [next(it) if m else None for m in k_nz]
+
+
+while_p.jvp = _while_jvp
+
+
+def _while_vjp(ct, ans, *primals, **params):
+    raise ValueError(
+        "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+        "with dynamic start/stop values. Try using lax.scan, or lax.fori_loop with "
+        "constant trip count.")
+
+
+while_p.vjp = AllArgsVJP(_while_vjp)
+
+
+def _while_batch(args, bdims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    size = _batch_size(args, bdims)
+    cc, bc, init = _split3(args, nc, nb)
+    cd, bd, kd = _split3(bdims, nc, nb)
+    c_b = [d is not None for d in cd]
+    b_b = [d is not None for d in bd]
+    k_b = [d is not None for d in kd]
+    k_b = _fixpoint(lambda m: _depends(body_jaxpr.jaxpr, b_b + m), k_b)
+    pred_b = _depends(cond_jaxpr.jaxpr, c_b + k_b)[0]
+    if pred_b:
+        k_b = [True] * len(init)
+    cc = [_to_front(a, d, size, False) for a, d in zip(cc, cd)]
+    bc = [_to_front(a, d, size, False) for a, d in zip(bc, bd)]
+    init = [_to_front(a, d, size, b) for a, d, b in zip(init, kd, k_b)]
+
+    def batched(avals, mask):
+        return [ShapedArray((size,) + tuple(a.shape), a.dtype) if m else a
+                for a, m in zip(avals, mask)]
+
+    ax = lambda mask: [0 if m else None for m in mask]  # noqa: E731
+    cc_avals = batched(cond_jaxpr.in_avals[:nc], c_b)
+    bc_avals = batched(body_jaxpr.in_avals[:nb], b_b)
+    k_avals = batched(body_jaxpr.out_avals, k_b)
+    cond_f = _batch_fun(cond_jaxpr, ax(c_b + k_b), [pred_b], size)
+    body_f = _batch_fun(body_jaxpr, ax(b_b + k_b), k_b, size)
+    if not pred_b:
+        new_cond, hc = stage_flat(cond_f, cc_avals + k_avals)
+        new_body, hb = stage_flat(body_f, bc_avals + k_avals)
+        outs = while_bind(hc + cc, hb + bc, init, new_cond, new_body)
+        return outs, ax(k_b)
+    # a batched predicate: run while any example runs; finished ones keep their carry
+    ncc = len(cc)
+
+    def cond_any(*a):
+        return [ops.reduce_any(cond_f(*a)[0], (0,))]
+
+    def body_sel(*a):
+        ccs, bcs, k = a[:ncc], a[ncc:ncc + nb], list(a[ncc + nb:])
+        p = cond_f(*ccs, *k)[0]
+        new = body_f(*bcs, *k)
+        out = []
+        for n_, o in zip(new, k):
+            s = tuple(aval_of(o).shape)
+            pb = ops.broadcast_to(ops.reshape(p, (size,) + (1,) * (len(s) - 1)), s)
+            out.append(ops.select(pb, n_, o))
+        return out
+
+    new_cond, hc = stage_flat(cond_any, cc_avals + k_avals)
+    new_body, hb = stage_flat(body_sel, cc_avals + bc_avals + k_avals)
+    outs = while_bind(hc + cc, hb + cc + bc, init, new_cond, new_body)
+    return outs, [0] * len(outs)
+
+
+while_p.batch = _while_batch
