@@ -1,8 +1,8 @@
 """Code generation of structured control flow (transforms/codegen_loops.py):
-a jitted ``lax.scan`` is one Numba loop inside the compiled function and
-equals eager; ``cond`` and ``while`` emitters through test-local primitives
-of the interface of transforms/control_flow.py; the fallback to the impl
-when a body cannot be compiled.
+a jitted ``lax.scan`` (and the scans of its derivative) is one Numba loop
+inside the compiled function and equals eager; ``cond``/``switch`` an
+``if`` chain, ``while_loop`` a ``while``; the fallback to the impl when a
+body cannot be compiled.
 
 The programs are module-level and shared between tests (each Numba compile
 costs seconds), with tiny shapes.
@@ -14,9 +14,7 @@ import tracegrad as tg
 import tracegrad.numpy as tnp
 from tracegrad import lax
 from tracegrad.core import Primitive, ShapedArray
-from tracegrad.primitives.lowering import ArrayOp
 from tracegrad.transforms import codegen
-from tracegrad.transforms.codegen_loops import emit_cond, emit_while
 from tracegrad.tree_util import tree_leaves
 
 RNG = np.random.default_rng(0)
@@ -162,49 +160,22 @@ def test_scan_with_unlowerable_body_falls_back_to_its_impl():
 
 
 # --------------------------------------------------------------------------
-# cond and while, through primitives of control_flow.py's interface
-
-def _cond_impl(index, *operands, branches):
-    b = branches[int(index)]
-    return b(*operands)
-
-
-_cond_p = Primitive("test_loops_cond", multiple_results=True)
-_cond_p.def_impl(_cond_impl)
-_cond_p.def_abstract_eval(lambda index, *ops, branches: list(branches[0].out_avals))
-_cond_p.lowering = ArrayOp(emit_cond)
-
-
-def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    cc, bc = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts]
-    carry = list(args[cond_nconsts + body_nconsts:])
-    while bool(cond_jaxpr(*cc, *carry)[0]):
-        carry = list(body_jaxpr(*bc, *carry))
-    return carry
-
-
-_while_p = Primitive("test_loops_while", multiple_results=True)
-_while_p.def_impl(_while_impl)
-_while_p.def_abstract_eval(lambda *avals, body_jaxpr, **_: list(body_jaxpr.out_avals))
-_while_p.lowering = ArrayOp(emit_while)
-
-_V = np.zeros(3)
-_S = np.float64(0.0)
-BRANCHES = (
-    tg.make_jaxpr(lambda x, s: (x * 2.0, s + 1.0))(_V, _S),
-    tg.make_jaxpr(lambda x, s: (tnp.sin(x) + W[0], s))(_V, _S),  # a constant; an input as output
-    tg.make_jaxpr(lambda x, s: (x, 7.0 * tnp.ones(())))(_V, _S),
-)
-# while x.sum() < limit: x = x * 2 + 0.5, n += 1 (a data-dependent trip count)
-COND = tg.make_jaxpr(lambda limit, x, n: (tnp.sum(x) < limit,))(_S, _V, np.int64(0))
-BODY = tg.make_jaxpr(lambda x, n: (x * 2.0 + 0.5, n + 1))(_V, np.int64(0))
-
+# cond, switch, while_loop, fori_loop
 
 def _branchy(i, x, s, limit):
-    outs = [_cond_p.bind(i, x, s, branches=BRANCHES)]
-    outs.append(_while_p.bind(limit, x, tnp.zeros((), np.int64), cond_jaxpr=COND,
-                              body_jaxpr=BODY, cond_nconsts=1, body_nconsts=0))
-    return outs
+    branches = (lambda x, s: (x * 2.0, s + 1.0),
+                lambda x, s: (tnp.sin(x) + W[0], s),  # a constant; an input as output
+                lambda x, s: (x, 7.0 * tnp.ones(())))
+    switched = lax.switch(i, branches, x, s)
+    picked = lax.cond(s > 2.0, lambda v: v.sum(), lambda v: tnp.sum(v * v), x)
+
+    def body(c):  # while x.sum() < limit: x = 2 x + 0.5 (a data-dependent trip count)
+        v, n = c
+        return v * 2.0 + 0.5, n + 1
+
+    looped = lax.while_loop(lambda c: tnp.sum(c[0]) < limit, body, (x, 0))
+    counted = lax.fori_loop(0, 3, lambda k, v: v * 0.5 + k, x)
+    return switched, picked, looped, counted
 
 
 BRANCHY = tg.jit(_branchy)
@@ -212,17 +183,32 @@ BRANCHY = tg.jit(_branchy)
 
 @pytest.mark.parametrize("index", [0, 1, 2])
 @pytest.mark.parametrize("limit", [-100.0, 50.0])
-def test_cond_and_while_equal_eager(index, limit):
-    args = (np.int32(index), np.array([0.5, -1.0, 2.0]), np.float64(3.0), np.float64(limit))
+def test_cond_switch_and_while_equal_eager(index, limit):
+    args = (np.int32(index), np.array([0.5, -1.0, 2.0]), np.float64(1.0 + index), np.float64(limit))
     got = BRANCHY(*args)
     _assert_trees_close(got, _branchy(*args))
     if limit > 0:
-        assert int(got[1][1]) > 1  # the loop ran a data-dependent number of times
+        assert int(got[2][1]) > 1  # the loop ran a data-dependent number of times
 
 
 def test_cond_and_while_source():
     args = (np.int32(0), np.zeros(3), np.float64(3.0), np.float64(1.0))
     src = BRANCHY.lower(*args).source
-    assert "impl" not in src
+    for name in ("cond", "while", "scan"):  # (switch's index clip runs its impl)
+        assert f"impl_{name}" not in src
     assert "elif" in src and "else:  # branch 2" in src
     assert "while True:" in src and "break" in src
+
+
+def _cond_loss(x, s):
+    return lax.cond(s > 0.0, lambda v: tnp.sum(tnp.sin(v) * v), lambda v: tnp.sum(v * v), x)
+
+
+COND_GRAD = tg.jit(tg.grad(_cond_loss))
+
+
+@pytest.mark.parametrize("s", [1.0, -1.0])
+def test_jit_grad_of_cond(s):
+    x = np.array([0.5, -1.0, 2.0])
+    _assert_trees_close(COND_GRAD(x, s), tg.grad(_cond_loss)(x, s))
+    assert "impl" not in COND_GRAD.lower(x, s).source

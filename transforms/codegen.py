@@ -87,7 +87,7 @@ import keyword
 
 import numpy as np
 
-from ..interpreters.staging import Literal, _names
+from ..interpreters.staging import ClosedJaxpr, Literal, _names
 from ..primitives.lowering import ArrayOp, Elementwise, Reduction
 
 __all__ = ["compile_program", "compile_source", "blas_available", "live_eqns",
@@ -548,8 +548,19 @@ def _segments(eqns, blas):
         else:
             segs.append((ok, [eqn]))
     if len(segs) > 1:  # between impls, a short segment costs more to dispatch than it saves
-        segs = [(ok and len(seg) >= MIN_SEGMENT, seg) for ok, seg in segs]
+        segs = [(ok and sum(map(_weight, seg)) >= MIN_SEGMENT, seg) for ok, seg in segs]
     return segs
+
+
+def _weight(eqn):
+    """How many equations ``eqn`` stands for: 1, plus its sub-IRs' (a loop's
+    body is worth compiling even alone between impls)."""
+    n = 1
+    for p in eqn.params.values():
+        for sub in (p if isinstance(p, tuple) else (p,)):
+            if isinstance(sub, ClosedJaxpr):
+                n += sum(map(_weight, sub.jaxpr.eqns))
+    return n
 
 
 def _literal_source(val, namespace):

@@ -44,7 +44,7 @@ from ..primitives import ops
 from ..primitives.batching import move_bdim
 from ..primitives.lowering import ArrayOp
 from .call import EVAL, AllArgsVJP, is_float, vjp_in_floats
-from .codegen_loops import emit_scan
+from .codegen_loops import emit_cond, emit_scan, emit_while
 
 __all__ = ["scan_p", "cond_p", "while_p", "stage_flat", "staging_active", "is_staged"]
 
@@ -518,6 +518,7 @@ def join_branches(staged):
 
 
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.lowering = ArrayOp(emit_cond)
 
 
 @cond_p.def_impl
@@ -646,6 +647,7 @@ cond_p.batch = _cond_batch
 
 
 while_p = Primitive("while", multiple_results=True)
+while_p.lowering = ArrayOp(emit_while)
 
 
 @while_p.def_impl
