@@ -48,11 +48,14 @@ Lowering interface (for new primitives, control flow included)
 (a scalar expression), a :class:`~tracegrad.primitives.lowering.Reduction`,
 or an :class:`~tracegrad.primitives.lowering.ArrayOp` whose
 ``emit(ctx, eqn, operands, outputs)`` returns source lines.  ``ctx`` is an
-:class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas`` and
-``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``, which emits a
-sub-IR's code (its own clusters) into the current function, so a ``scan``
-lowering can write ``for k in range(n):`` followed by the indented lines of
-its body.
+:class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas``,
+``can_lower(jaxpr)`` (every equation of a sub-IR compiles; else the rule
+declines) and ``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``,
+which emits a sub-IR's code (its own clusters) into the current function, so
+a ``scan`` lowering writes ``for k in range(n):`` followed by the indented
+lines of its body (:mod:`tracegrad.transforms.codegen_loops`: ``scan``,
+``cond``, ``while``).  An equation's sub-IRs count towards its segment's
+length (:data:`MIN_SEGMENT`): a loop alone between impls is still compiled.
 
 Source and compilation
 ----------------------

@@ -271,7 +271,7 @@ def emit_cond(ctx, eqn, operands, outputs):
     i = operands[0]
     for j, closed in enumerate(branches):
         if j == 0:
-            lines.append(f"if {i}[()] == {j}:  # branch {j}")
+            lines.append(f"if {i}[()] == {j}:")
         elif j < len(branches) - 1:
             lines.append(f"elif {i}[()] == {j}:  # branch {j}")
         else:
