@@ -137,6 +137,9 @@ def test_jit_grad_of_scan_is_compiled_and_equals_eager():
     if codegen.blas_available():
         assert "impl" not in src and src.count("def segment") == 1
         assert "in range(5, -1, -1):" in src  # the reverse scan of the backward pass
+        # the transposed weights are loop-invariant: computed once, above the loop
+        before, loop = src.split("in range(5, -1, -1):")
+        assert "# transpose" in before
 
 
 # --------------------------------------------------------------------------
