@@ -279,7 +279,10 @@ class StagingTrace(Trace):
         if var is None:
             if not isinstance(x, Tracer):
                 x = np.asarray(x)
-            var = self._const_ids[id(x)] = Var(aval_of(x))
+            # (an enclosing staging's Python-scalar input stays weakly typed
+            # in a sub-IR: a loop body closing over it types as eagerly)
+            weak = isinstance(x, StagingTracer) and x.var.weak_type
+            var = self._const_ids[id(x)] = Var(aval_of(x), weak)
             self.constvars.append(var)
             self.consts.append(x)
         return var

@@ -257,3 +257,16 @@ def test_scan_against_jax():
     got = tg.jit(tg.grad(make(tnp, lax), argnums=(0, 1, 2)))(C0, XS, W)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, np.asarray(w), rtol=1e-10)
+
+
+def test_a_closed_over_python_scalar_input_stays_weakly_typed():
+    # s is a Python float input of the jitted function: c * s stays float32
+    f = lambda x, s: lax.scan(lambda c, _: (c * s, c), x, None, length=3)  # noqa: E731
+    h = lambda x, s: tnp.sum(f(x, s)[1])  # noqa: E731
+    x = np.float32(1.0)
+    c, ys = tg.jit(f)(x, 2.0)
+    assert c.dtype == ys.dtype == np.float32 and float(c) == 8.0
+    assert float(tg.jit(tg.grad(h))(x, 2.0)) == 7.0
+    g = lambda x, s: lax.cond(x > 0, lambda: x * s, lambda: x)  # noqa: E731
+    assert tg.jit(g)(x, 2.0).dtype == np.float32
+    assert float(tg.jit(tg.grad(g))(x, 2.0)) == 2.0

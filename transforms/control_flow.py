@@ -111,6 +111,11 @@ def stage_flat(fun, avals, weak=None):
         list(closed.consts)
 
 
+def _weak(closed):
+    """Which invars of ``closed`` are weakly typed (stand for Python scalars)."""
+    return [v.weak_type for v in closed.jaxpr.invars]
+
+
 def _avals(vals):
     return [aval_of(v) for v in vals]
 
@@ -276,7 +281,6 @@ def _scan_aval(*avals, jaxpr, num_consts, num_carry, length, reverse):
     n_in = len(jaxpr.in_avals)
     if len(avals) != n_in:
         raise TypeError(f"scan: {len(avals)} operands for a body taking {n_in}")
-    nx = n_in - num_consts - num_carry
     want = list(jaxpr.in_avals)
     k = num_consts + num_carry
     x_avals = []
@@ -290,7 +294,6 @@ def _scan_aval(*avals, jaxpr, num_consts, num_carry, length, reverse):
     outs = jaxpr.out_avals
     carry_out = outs[:num_carry]
     _same_avals(carry_out, want[num_consts:k], "scan (the body's output carry)")
-    del nx
     return list(carry_out) + [ShapedArray((length,) + tuple(a.shape), a.dtype)
                               for a in outs[num_carry:]]
 
@@ -354,8 +357,9 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
         return outs[:nk] + [t_of[j] for j in carry_t] + outs[nk:] + [t_of[j] for j in ys_t]
 
     avals_new = [in_avals[i] for _, i in new_in]
-    new_jaxpr, hoisted = stage_flat(body_fn, avals_new)
-    del order_p
+    weak = _weak(jaxpr)
+    new_jaxpr, hoisted = stage_flat(body_fn, avals_new,
+                                    [weak[i] and k == "p" for k, i in new_in])
     tan_of = {i: t for i, t in enumerate(tangents)}
 
     def tangent(i):
@@ -381,64 +385,114 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
 scan_p.jvp = _scan_jvp
 
 
+def _split_known(closed, n_known, n_step):
+    """Split ``closed`` (invars: ``n_known`` loop-invariant ones, ``n_step``
+    per-step ones, then cotangents) into the equations that need no
+    cotangent and read a per-step value (the forward part) and the others
+    (the backward part; loop-invariant equations go wherever they are
+    needed).  Returns the forward part's equations and the backward part's,
+    and the set of variables the forward part defines (with the per-step
+    invars): what the backward part may need stacked as residuals."""
+    j = closed.jaxpr
+    step = set(j.invars[n_known:n_known + n_step])
+    ct = set(j.invars[n_known + n_step:])
+    fwd, bwd = [], []
+    for eqn in j.eqns:
+        ins = [a for a in eqn.invars if type(a) is not Literal]
+        if any(a in ct for a in ins):
+            ct.update(eqn.outvars)
+            bwd.append(eqn)
+        elif any(a in step for a in ins):
+            step.update(eqn.outvars)
+            fwd.append(eqn)
+        else:  # loop-invariant: both parts may use it
+            fwd.append(eqn)
+            bwd.append(eqn)
+    return fwd, bwd, step
+
+
+def _live(eqns, outvars):
+    needed = {a for a in outvars if type(a) is not Literal}
+    keep = []
+    for eqn in reversed(eqns):
+        if any(v in needed for v in eqn.outvars):
+            keep.append(eqn)
+            needed.update(a for a in eqn.invars if type(a) is not Literal)
+    keep.reverse()
+    return keep
+
+
 def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
     nc, nk = num_consts, num_carry
     consts, init, xs = _split3(primals, nc, nk)
     in_avals = jaxpr.in_avals
     out_avals = jaxpr.out_avals
-    ny = len(out_avals) - nk
-    # 1. a forward scan stacking the carry each step starts from
-    k_avals = in_avals[nc:nc + nk]
-
-    def fwd(*args):
-        outs = _run(jaxpr, *args)
-        return outs[:nk] + list(args[nc:nc + nk])
-
-    fwd_jaxpr, h1 = stage_flat(fwd, in_avals)
-    res = scan_bind(h1 + consts, init, xs, fwd_jaxpr, length, reverse)
-    carries = res[nk:]
-    # 2. a reverse scan of the body's VJP; carry: consts' cotangents, carry's cotangent
-    c_avals = in_avals[:nc]
-    x_avals = in_avals[nc + nk:]
+    c_avals, k_avals, x_avals = _split3(in_avals, nc, nk)
     fc = [a.dtype.kind in "fc" for a in c_avals]
     fk = [a.dtype.kind in "fc" for a in k_avals]
     fx = [a.dtype.kind in "fc" for a in x_avals]
     fy = [a.dtype.kind in "fc" for a in out_avals[nk:]]
-    ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
     ct_k_avals = [a for a, f in zip(k_avals, fk) if f]
     ct_y_avals = [a for a, f in zip(out_avals[nk:], fy) if f]
-    nfc, nfk = len(ct_c_avals), len(ct_k_avals)
+    nfc, nfk = sum(fc), sum(fk)
+    n_in = len(in_avals)
 
-    def bwd(*args):
-        cs = list(args[:nc])
-        acc = list(args[nc:nc + nfc])
-        ct_k = list(args[nc + nfc:nc + nfc + nfk])
-        rest = args[nc + nfc + nfk:]
-        k_i = list(rest[:nk])
-        x_i = list(rest[nk:nk + len(x_avals)])
-        ct_y = list(rest[nk + len(x_avals):])
-        _, pull = vjp_in_floats(lambda *a: _run(jaxpr, *a), cs + k_i + x_i, "scan")
-        it_k, it_y = iter(ct_k), iter(ct_y)
+    # the body's VJP, staged whole: (consts, carry, x, ct carry, ct y) -> (outs, cts)
+    def full(*args):
+        prim, cts_in = list(args[:n_in]), list(args[n_in:])
+        outs, pull = vjp_in_floats(lambda *a: _run(jaxpr, *a), prim, "scan")
+        it_k, it_y = iter(cts_in[:nfk]), iter(cts_in[nfk:])
         cts = [next(it_k) if f else _zeros(a) for a, f in zip(out_avals[:nk], fk)] + \
               [next(it_y) if f else _zeros(a) for a, f in zip(out_avals[nk:], fy)]
         g = pull(cts)
-        g_c, g_k, g_x = _split3(g, nc, nk)
-        g_c = [gc for gc, f in zip(g_c, fc) if f]
-        new_acc = [ops.add(a, gc) for a, gc in zip(acc, g_c)]
-        new_k = [gk for gk, f in zip(g_k, fk) if f]
-        gx = [gx for gx, f in zip(g_x, fx) if f]
-        return new_acc + new_k + gx
+        return list(outs) + [gi for gi, f in zip(g, fc + fk + fx) if f]
 
-    bwd_avals = c_avals + ct_c_avals + ct_k_avals + k_avals + x_avals + ct_y_avals
-    bwd_jaxpr, h2 = stage_flat(bwd, bwd_avals)
+    fj, h = stage_flat(full, list(in_avals) + ct_k_avals + ct_y_avals,
+                       _weak(jaxpr) + [False] * (len(ct_k_avals) + len(ct_y_avals)))
+    nh = len(h)
+    j = fj.jaxpr
+    n_out = len(out_avals)
+    # split it: a forward scan computes the outputs and stacks the residuals,
+    # a reverse scan runs the rest (no recomputation of the forward pass)
+    fwd, bwd, step_vars = _split_known(fj, nh + nc, nk + len(x_avals))
+    g_out = list(j.outvars[n_out:])
+    bwd = _live(bwd, g_out)
+    residuals, seen = [], set()
+    for a in [a for e in bwd for a in e.invars] + g_out:
+        if type(a) is not Literal and a in step_vars and a not in seen:
+            seen.add(a)
+            residuals.append(a)
+    known_in = list(j.invars[:nh + nc])
+    step_in = list(j.invars[nh + nc:nh + n_in])
+    ct_in = list(j.invars[nh + n_in:])
+    fwd_out = list(j.outvars[:n_out]) + residuals
+    fwd_jaxpr = ClosedJaxpr(Jaxpr([], known_in + step_in, _live(fwd, fwd_out), fwd_out), [])
+    res = scan_bind(h + consts, init, xs, fwd_jaxpr, length, reverse)
+    stacked = res[n_out:]
+    core = Jaxpr([], known_in + ct_in[:nfk] + residuals + ct_in[nfk:], bwd, g_out)
+    nkn, nr = nh + nc, len(residuals)
+
+    def bwd_fn(*args):
+        kn = list(args[:nkn])
+        acc = list(args[nkn:nkn + nfc])
+        ct_k = list(args[nkn + nfc:nkn + nfc + nfk])
+        rest = list(args[nkn + nfc + nfk:])
+        g = eval_jaxpr(core, [], *kn, *ct_k, *rest[:nr], *rest[nr:])
+        g_c, g_k, g_x = g[:nfc], g[nfc:nfc + nfk], g[nfc + nfk:]
+        return [ops.add(a_, b_) for a_, b_ in zip(acc, g_c)] + list(g_k) + list(g_x)
+
+    ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
+    bwd_avals = (list(fwd_jaxpr.in_avals[:nkn]) + ct_c_avals + ct_k_avals
+                 + [r.aval for r in residuals] + ct_y_avals)
+    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals, [v.weak_type for v in known_in]
+                               + [False] * (len(bwd_avals) - nkn))
     ct_k0 = [_zeros(a) if c is None else c for c, a, f in zip(ct[:nk], k_avals, fk) if f]
     ct_ys = [_zeros(ShapedArray((length,) + tuple(a.shape), a.dtype)) if c is None else c
              for c, a, f in zip(ct[nk:], out_avals[nk:], fy) if f]
     acc0 = [_zeros(a) for a in ct_c_avals]
-    out = scan_bind(h2 + consts, acc0 + ct_k0, carries + xs + ct_ys, bwd_jaxpr, length,
+    out = scan_bind(h2 + h + consts, acc0 + ct_k0, stacked + ct_ys, bwd_jaxpr, length,
                     not reverse)
     g_c, g_k, g_x = out[:nfc], out[nfc:nfc + nfk], out[nfc + nfk:]
-    del ny
     return _scatter(g_c, fc) + _scatter(g_k, fk) + _scatter(g_x, fx)
 
 
@@ -462,7 +516,8 @@ def _scan_batch(args, bdims, *, jaxpr, num_consts, num_carry, length, reverse):
     in_axes = [0 if b else None for b in c_b + k_b + x_b]
     avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if b else a
              for a, b in zip(jaxpr.in_avals, c_b + k_b + x_b)]
-    new_jaxpr, hoisted = stage_flat(_batch_fun(jaxpr, in_axes, out_b, size), avals)
+    weak = [w and not b for w, b in zip(_weak(jaxpr), c_b + k_b + x_b)]
+    new_jaxpr, hoisted = stage_flat(_batch_fun(jaxpr, in_axes, out_b, size), avals, weak)
     consts, init, xs = _split3(args, nc, nk)
     cd, kd, xd = _split3(bdims, nc, nk)
     consts = [_to_front(a, d, size, False) for a, d in zip(consts, cd)]
@@ -505,13 +560,16 @@ def join_branches(staged):
     if not consts:
         return tuple(j for j, _ in staged), []
     nh = len(consts)
-    avals = _avals(consts)
-    ops_avals = staged[0][0].in_avals[len(staged[0][1]):]
+    avals = [a for j, c in staged for a in j.in_avals[:len(c)]]
+    weak = [w for j, c in staged for w in _weak(j)[:len(c)]]
+    first, n0 = staged[0][0], len(staged[0][1])
+    ops_avals = first.in_avals[n0:]
+    weak += _weak(first)[n0:]
     out = []
     for (j, c), off in zip(staged, offsets):
         def fn(*args, j=j, off=off, m=len(c)):
             return _run(j, *args[off:off + m], *args[nh:])
-        jj, extra = stage_flat(fn, avals + list(ops_avals))
+        jj, extra = stage_flat(fn, avals + list(ops_avals), weak)
         assert not extra
         out.append(jj)
     return tuple(out), consts
@@ -570,7 +628,7 @@ def _cond_jvp(primals, tangents, *, branches):
             outs, ts = res[:len(out_avals)], dict(zip(t_idx, res[len(out_avals):]))
             return outs + [ts[j] for j in range(len(out_avals)) if keep[j]]
 
-        staged.append(stage_flat(fn, list(in_avals) + t_avals))
+        staged.append(stage_flat(fn, list(in_avals) + t_avals, _weak(b) + [False] * len(t_avals)))
     new_branches, consts = join_branches(staged)
     t_ops = [t for t, m in zip(tans, nz) if m]
     res = cond_bind(index, consts + ops_ + t_ops, new_branches)
@@ -596,7 +654,7 @@ def _cond_vjp(ct, ans, index, *operands, branches):
             it = iter(args[n:])
             g = pull([next(it) if f else _zeros(a) for a, f in zip(out_avals, fo)])
             return [gi for gi, f in zip(g, fi) if f]
-        staged.append(stage_flat(fn, list(in_avals) + ct_avals))
+        staged.append(stage_flat(fn, list(in_avals) + ct_avals, _weak(b) + [False] * len(ct_avals)))
     new_branches, consts = join_branches(staged)
     cts = [_zeros(a) if c is None else c for c, a, f in zip(ct, out_avals, fo) if f]
     g = cond_bind(index, consts + list(operands) + cts, new_branches)
@@ -633,7 +691,8 @@ def _cond_batch(args, bdims, *, branches):
         out_b = [o or d for o, d in zip(out_b, _depends(b.jaxpr, b_in))]
     avals = [ShapedArray((size,) + tuple(a.shape), a.dtype) if bb else a
              for a, bb in zip(in_avals, b_in)]
-    staged = [stage_flat(_batch_fun(b, in_axes, out_b, size), avals) for b in branches]
+    staged = [stage_flat(_batch_fun(b, in_axes, out_b, size), avals,
+                         [w and not bb for w, bb in zip(_weak(b), b_in)]) for b in branches]
     new_branches, consts = join_branches(staged)
     outs = cond_bind(index, consts + moved, new_branches)
     return outs, [0 if b else None for b in out_b]
@@ -712,10 +771,13 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
         ts = dict(zip(float_out, res[nk:]))
         return res[:nk] + [ts[j] for j in range(nk) if k_nz[j]]
 
-    new_body, hb = stage_flat(body_fn, list(bc_avals) + bct_avals + list(k_avals) + t_avals)
+    bw = _weak(body_jaxpr)
+    new_body, hb = stage_flat(body_fn, list(bc_avals) + bct_avals + list(k_avals) + t_avals,
+                              bw[:nb] + [False] * nbt + bw[nb:] + [False] * len(t_avals))
     ntk = len(t_avals)
     new_cond, hc = stage_flat(lambda *a: _run(cond_jaxpr, *a[:len(a) - ntk]),
-                              list(cond_jaxpr.in_avals) + t_avals)
+                              list(cond_jaxpr.in_avals) + t_avals,
+                              _weak(cond_jaxpr) + [False] * ntk)
     t_init = [_zeros(a) if t is None else t for t, a, m in zip(it_, k_avals, k_nz) if m]
     res = while_bind(hc + list(cc), hb + list(bc) + bt_nz, list(init) + t_init,
                      new_cond, new_body)
@@ -760,11 +822,13 @@ def _while_batch(args, bdims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
     cc_avals = batched(cond_jaxpr.in_avals[:nc], c_b)
     bc_avals = batched(body_jaxpr.in_avals[:nb], b_b)
     k_avals = batched(body_jaxpr.out_avals, k_b)
+    cw = [w and not m for w, m in zip(_weak(cond_jaxpr), c_b + k_b)]
+    bw = [w and not m for w, m in zip(_weak(body_jaxpr), b_b + k_b)]
     cond_f = _batch_fun(cond_jaxpr, ax(c_b + k_b), [pred_b], size)
     body_f = _batch_fun(body_jaxpr, ax(b_b + k_b), k_b, size)
     if not pred_b:
-        new_cond, hc = stage_flat(cond_f, cc_avals + k_avals)
-        new_body, hb = stage_flat(body_f, bc_avals + k_avals)
+        new_cond, hc = stage_flat(cond_f, cc_avals + k_avals, cw)
+        new_body, hb = stage_flat(body_f, bc_avals + k_avals, bw)
         outs = while_bind(hc + cc, hb + bc, init, new_cond, new_body)
         return outs, ax(k_b)
     # a batched predicate: run while any example runs; finished ones keep their carry
@@ -784,8 +848,8 @@ def _while_batch(args, bdims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
             out.append(ops.select(pb, n_, o))
         return out
 
-    new_cond, hc = stage_flat(cond_any, cc_avals + k_avals)
-    new_body, hb = stage_flat(body_sel, cc_avals + bc_avals + k_avals)
+    new_cond, hc = stage_flat(cond_any, cc_avals + k_avals, cw)
+    new_body, hb = stage_flat(body_sel, cc_avals + bc_avals + k_avals, cw[:nc] + bw)
     outs = while_bind(hc + cc, hb + cc + bc, init, new_cond, new_body)
     return outs, [0] * len(outs)
 
