@@ -74,7 +74,8 @@ def _scans(h0, xs, xs1, xs0, xs32):
         return inner + 1.0, ys.sum(0)
 
     nested = lax.scan(outer, h0, xs)
-    return fwd, rev, empty, tree, swapped, matmul, single, nested
+    unread_ys = lax.scan(lambda h, x: (h + x, tnp.sin(x)), h0, xs)[0]
+    return fwd, rev, empty, tree, swapped, matmul, single, nested, unread_ys
 
 
 SCANS = tg.jit(_scans)
@@ -88,7 +89,8 @@ def scan_results():
 
 def test_scans_equal_eager(scan_results):
     want = _scans(*SCAN_ARGS)
-    names = ["forward", "reverse", "length 0", "pytree", "swap", "matmul", "float32", "nested"]
+    names = ["forward", "reverse", "length 0", "pytree", "swap", "matmul", "float32", "nested",
+             "unread ys"]
     for name, g, w in zip(names, scan_results, want):
         if name == "length 0":  # (eager's loop returns ys=None there; JAX and jit: empty ys)
             g, w = g[0], w[0]
@@ -98,8 +100,9 @@ def test_scans_equal_eager(scan_results):
 
 def test_scans_compile_to_loops_without_impl_calls(scan_results):
     src = SCANS.lower(*SCAN_ARGS).source
-    n_scans = 9  # eight in _scans, one nested
+    n_scans = 10  # nine in _scans, one nested
     assert src.count("# scan body") == n_scans
+    assert "sin" not in src  # ys nothing reads are not computed
     assert "impl" not in src
     assert src.count("def segment") == 1  # one compiled function for the whole program
     if codegen.blas_available():

@@ -47,8 +47,8 @@ Lowering interface (for new primitives, control flow included)
 ``prim.lowering`` is an :class:`~tracegrad.primitives.lowering.Elementwise`
 (a scalar expression), a :class:`~tracegrad.primitives.lowering.Reduction`,
 or an :class:`~tracegrad.primitives.lowering.ArrayOp` whose
-``emit(ctx, eqn, operands, outputs)`` returns source lines.  ``ctx`` is an
-:class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas``,
+``emit(ctx, eqn, operands, outputs)`` returns source lines.  ``outputs`` holds None for a result nothing reads (of a
+multiple-result equation).  ``ctx`` is an :class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas``,
 ``can_lower(jaxpr)`` (every equation of a sub-IR compiles; else the rule
 declines) and ``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``,
 which emits a sub-IR's code (its own clusters) into the current function, so
@@ -342,7 +342,9 @@ class _Body:
         if self._reads_cluster(eqn):
             self.flush()
         operands = [self.array(a) for a in eqn.invars]
-        outputs = [self.array(v) for v in eqn.outvars]
+        live = set(self.outvars)
+        outputs = [self.array(v) if v in live or v in self.uses or len(eqn.outvars) == 1 else None
+                   for v in eqn.outvars]  # None: a result nothing reads
         lines = rule.emit(self.ctx, eqn, operands, outputs)
         comment = f"  # {eqn.primitive.name}"
         self.lines.extend(line + comment if i == 0 else line for i, line in enumerate(lines))

@@ -53,7 +53,7 @@ there), when some live equation of a sub-IR has no lowering that accepts it
 """
 import numpy as np
 
-from ..interpreters.staging import Jaxpr, Literal
+from ..interpreters.staging import ClosedJaxpr, Jaxpr, Literal
 from ..primitives.lowering import ArrayOp
 from .codegen import live_eqns
 
@@ -183,6 +183,12 @@ def _size(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
+def _named(ctx, outputs):
+    """``outputs`` with a fresh name for each unread result (None): a loop
+    carry or a branch result is computed even when nothing reads it."""
+    return [o if o is not None else ctx.fresh("unread") for o in outputs]
+
+
 def _indented(lines, indent="    "):
     return [indent + ln for ln in lines] or [indent + "pass"]
 
@@ -214,9 +220,17 @@ def emit_scan(ctx, eqn, operands, outputs):
     ins = [_as_array(ctx, lines, a, src, v.aval) if i < nc + ncar else src
            for i, (a, src, v) in enumerate(zip(eqn.invars, operands, body.invars))]
     consts, init, xs = ins[:nc], ins[nc:nc + ncar], ins[nc + ncar:]
-    carry, ys = outputs[:ncar], outputs[ncar:]
+    carry = outputs[:ncar]
+    keep = [j for j, y in enumerate(outputs[ncar:]) if y is not None]  # ys someone reads
+    if len(keep) < len(outputs) - ncar:  # the body computes only what is read
+        body = Jaxpr(body.constvars, body.invars, body.eqns,
+                     body.outvars[:ncar] + [body.outvars[ncar + j] for j in keep])
+        closed = ClosedJaxpr(body, closed.consts)
+    ys = [outputs[ncar + j] for j in keep]
+    y_vars = [eqn.outvars[ncar + j] for j in keep]
+    carry = _named(ctx, carry)
     lines.extend(_rebind(carry, init, ""))
-    for y, v in zip(ys, eqn.outvars[ncar:]):
+    for y, v in zip(ys, y_vars):
         lines.append(f"{y} = np.empty({tuple(v.aval.shape)!r}, {ctx.dtype(v.aval.dtype)})")
     k = ctx.fresh("k")
     steps = f"range({length - 1}, -1, -1)" if p["reverse"] else f"range({length})"
@@ -231,8 +245,8 @@ def emit_scan(ctx, eqn, operands, outputs):
         slices.append(s)
     blines, outs = _lower_loop_body(ctx, lines, closed, nc, consts + carry + slices)
     loop.extend(blines)
-    outs = _results(ctx, loop, body, outs, eqn.outvars)
-    for y, src, v in zip(ys, outs[ncar:], eqn.outvars[ncar:]):
+    outs = _results(ctx, loop, body, outs, eqn.outvars[:ncar] + y_vars)
+    for y, src, v in zip(ys, outs[ncar:], y_vars):
         loop.extend(_write_slice(ctx, lines, y, k, src, v.aval.shape))
     loop.extend(_rebind(carry, outs[:ncar], ""))
     lines.append(f"for {k} in {steps}:  # scan body, {length} steps")
@@ -249,6 +263,7 @@ def emit_cond(ctx, eqn, operands, outputs):
     branch has an equation without a lowering.
     """
     branches = eqn.params["branches"]
+    outputs = _named(ctx, outputs)
     if not all(ctx.can_lower(b.jaxpr) for b in branches):
         return None
     lines = []
@@ -298,7 +313,7 @@ def emit_while(ctx, eqn, operands, outputs):
     ins = [_as_array(ctx, lines, a, src, aval)
            for a, src, aval in zip(eqn.invars, operands, in_avals)]
     cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
-    carry = outputs
+    carry = _named(ctx, outputs)
     lines.extend(_rebind(carry, init, ""))
     loop, (pred,) = ctx.lower_jaxpr(cj.jaxpr, _sub_consts(ctx, cj), cconsts + carry)
     loop = list(loop)
