@@ -47,12 +47,15 @@ Lowering interface (for new primitives, control flow included)
 ``prim.lowering`` is an :class:`~tracegrad.primitives.lowering.Elementwise`
 (a scalar expression), a :class:`~tracegrad.primitives.lowering.Reduction`,
 or an :class:`~tracegrad.primitives.lowering.ArrayOp` whose
-``emit(ctx, eqn, operands, outputs)`` returns source lines.  ``ctx`` is an
-:class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas`` and
-``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``, which emits a
-sub-IR's code (its own clusters) into the current function, so a ``scan``
-lowering can write ``for k in range(n):`` followed by the indented lines of
-its body.
+``emit(ctx, eqn, operands, outputs)`` returns source lines.  ``outputs`` holds None for a result nothing reads (of a
+multiple-result equation).  ``ctx`` is an :class:`EmitContext`: ``constant``, ``dtype``, ``fresh``, ``blas``,
+``can_lower(jaxpr)`` (every equation of a sub-IR compiles; else the rule
+declines) and ``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``,
+which emits a sub-IR's code (its own clusters) into the current function, so
+a ``scan`` lowering writes ``for k in range(n):`` followed by the indented
+lines of its body (:mod:`tracegrad.transforms.codegen_loops`: ``scan``,
+``cond``, ``while``).  An equation's sub-IRs count towards its segment's
+length (:data:`MIN_SEGMENT`): a loop alone between impls is still compiled.
 
 Source and compilation
 ----------------------
@@ -98,7 +101,7 @@ import os
 
 import numpy as np
 
-from ..interpreters.staging import Literal, _names
+from ..interpreters.staging import ClosedJaxpr, Literal, _names
 from ..primitives.kernels import ensure_numba
 from ..primitives.lowering import ArrayOp, Elementwise, Reduction
 from .compile_cache import load_module
@@ -245,9 +248,19 @@ class EmitContext:
     def dtype(self, dtype):
         return _dtype_src(dtype)
 
+    def can_lower(self, jaxpr):
+        """Whether every live equation of ``jaxpr`` (a :class:`Jaxpr`) has a
+        lowering that accepts it, so :meth:`lower_jaxpr` can emit it (a
+        control-flow rule declines its equation otherwise)."""
+        probe = EmitContext({}, self.blas)
+        return all(_lowerable(eqn, probe) is not None for eqn in live_eqns(jaxpr))
+
     def lower_jaxpr(self, jaxpr, consts, operands):
         """Source lines computing ``jaxpr`` (its constvars bound to the names
-        ``consts``, its invars to ``operands``) and its output names."""
+        ``consts``, its invars to ``operands``: array names, not literals)
+        and its output names (an output that is an input is that input's
+        name, a literal output its source).  Every equation must lower
+        (:meth:`can_lower`)."""
         names = {}
         for v, n in zip(list(jaxpr.constvars) + list(jaxpr.invars), list(consts) + list(operands)):
             names[v] = n
@@ -355,7 +368,9 @@ class _Body:
         if self._reads_cluster(eqn):
             self.flush()
         operands = [self.array(a) for a in eqn.invars]
-        outputs = [self.array(v) for v in eqn.outvars]
+        live = set(self.outvars)
+        outputs = [self.array(v) if v in live or v in self.uses or len(eqn.outvars) == 1 else None
+                   for v in eqn.outvars]  # None: a result nothing reads
         lines = rule.emit(self.ctx, eqn, operands, outputs)
         comment = f"  # {eqn.primitive.name}"
         self.lines.extend(line + comment if i == 0 else line for i, line in enumerate(lines))
@@ -541,25 +556,42 @@ def _display_names(jaxpr):
     return names
 
 
+def _lowerable(eqn, probe):
+    """The lowering compiling ``eqn``, or None; an ArrayOp is dry-run on the
+    context ``probe`` (a throwaway one), since it may decline the equation."""
+    rule = _lowering_of(eqn)
+    if isinstance(rule, ArrayOp):
+        names = [f"x{i}" for i in range(len(eqn.invars))]
+        outs = [f"y{i}" for i in range(len(eqn.outvars))]
+        if rule.emit(probe, eqn, names, outs) is None:
+            rule = None
+    return rule
+
+
 def _segments(eqns, blas):
     """``[(lowered?, [eqns])]``: runs of lowerable equations, and the rest one by one."""
     segs = []
     probe = EmitContext({}, blas)
     for eqn in eqns:
-        rule = _lowering_of(eqn)
-        if isinstance(rule, ArrayOp):  # a dry run: the rule may decline this equation
-            names = [f"x{i}" for i in range(len(eqn.invars))]
-            outs = [f"y{i}" for i in range(len(eqn.outvars))]
-            if rule.emit(probe, eqn, names, outs) is None:
-                rule = None
-        ok = rule is not None
+        ok = _lowerable(eqn, probe) is not None
         if ok and segs and segs[-1][0]:
             segs[-1][1].append(eqn)
         else:
             segs.append((ok, [eqn]))
     if len(segs) > 1:  # between impls, a short segment costs more to dispatch than it saves
-        segs = [(ok and len(seg) >= MIN_SEGMENT, seg) for ok, seg in segs]
+        segs = [(ok and sum(map(_weight, seg)) >= MIN_SEGMENT, seg) for ok, seg in segs]
     return segs
+
+
+def _weight(eqn):
+    """How many equations ``eqn`` stands for: 1, plus its sub-IRs' (a loop's
+    body is worth compiling even alone between impls)."""
+    n = 1
+    for p in eqn.params.values():
+        for sub in (p if isinstance(p, tuple) else (p,)):
+            if isinstance(sub, ClosedJaxpr):
+                n += sum(map(_weight, sub.jaxpr.eqns))
+    return n
 
 
 def _literal_source(val, namespace):

@@ -42,7 +42,9 @@ from ..interpreters.staging import (ClosedJaxpr, Jaxpr, Literal, StagingTrace, S
                                     _type_str, aval_of, eval_jaxpr)
 from ..primitives import ops
 from ..primitives.batching import move_bdim
+from ..primitives.lowering import ArrayOp
 from .call import EVAL, AllArgsVJP, is_float, vjp_in_floats
+from .codegen_loops import emit_cond, emit_scan, emit_while
 
 __all__ = ["scan_p", "cond_p", "while_p", "stage_flat", "staging_active", "is_staged"]
 
@@ -252,6 +254,7 @@ def _to_front(x, d, size, want):
 
 
 scan_p = Primitive("scan", multiple_results=True)
+scan_p.lowering = ArrayOp(emit_scan)
 
 
 @scan_p.def_impl
@@ -573,6 +576,7 @@ def join_branches(staged):
 
 
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.lowering = ArrayOp(emit_cond)
 
 
 @cond_p.def_impl
@@ -702,6 +706,7 @@ cond_p.batch = _cond_batch
 
 
 while_p = Primitive("while", multiple_results=True)
+while_p.lowering = ArrayOp(emit_while)
 
 
 @while_p.def_impl
