@@ -132,7 +132,6 @@ def cached(tmp_path, monkeypatch):
     got = _here(tmp_path, monkeypatch)
     module = pathlib.Path(got["file"])
     assert module.parent == tmp_path and _misses(got) >= 1
-    assert _misses(_here(tmp_path, monkeypatch)) == 0  # a new load hits Numba's cache
     return module, module.read_text()
 
 

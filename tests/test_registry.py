@@ -236,13 +236,17 @@ REVERSE_ONLY = {"custom_vjp_call"}
 # JAX, whose second derivative raises), so no table row (second order) can hold
 # it; tests/test_random.py checks its rules in both modes.
 FIRST_ORDER_ONLY = {"random_gamma"}
+# lax's control-flow primitives are bound only under staging (eagerly, lax runs
+# Python loops, which the table's rows differentiate); tests/test_control_flow.py
+# checks their rules in both modes to second order (while_loop: forward mode).
+STAGED_ONLY = {"scan", "cond", "while"}
 
 
 def test_every_differentiable_primitive_exercised(instrumented, grad_table):
     _run_remaining_rows(grad_table.TABLE)
     unexercised = []
     for name, p in sorted(registry.items()):
-        if not p.differentiable or name in REVERSE_ONLY or name in FIRST_ORDER_ONLY:
+        if not p.differentiable or name in REVERSE_ONLY | FIRST_ORDER_ONLY | STAGED_ONLY:
             continue
         missing = [m for m, used in (("jvp", REC.jvp_used), ("vjp", REC.vjp_used)) if name not in used]
         if missing:
