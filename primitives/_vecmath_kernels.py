@@ -271,9 +271,9 @@ def _int_to_float(i):
 
 
 @numba.njit(inline="always")
-def _log_core(x):
-    # log(x) for x > 0 finite (subnormals included); garbage elsewhere (the
-    # callers select the special values)
+def _log_reduce(x):
+    # x = 2**k * m with sqrt(2)/2 < m <= sqrt(2), for x > 0 finite
+    # (subnormals scaled by 2**54 first): (m, float(k))
     tiny = x < 2.2250738585072014e-308
     xs = x * _TWO54 if tiny else x
     b = _float_to_bits(xs)
@@ -282,7 +282,14 @@ def _log_core(x):
     big = m > _SQRT2
     m = m * 0.5 if big else m
     e = e + 1 if big else e
-    kf = _int_to_float(e)
+    return m, _int_to_float(e)
+
+
+@numba.njit(inline="always")
+def _log_core(x):
+    # log(x) for x > 0 finite (subnormals included); garbage elsewhere (the
+    # callers select the special values)
+    m, kf = _log_reduce(x)
     f = m - 1.0  # exact; sqrt(2)/2 - 1 <= f <= sqrt(2) - 1
     s = f / (2.0 + f)
     z = s * s
@@ -488,17 +495,9 @@ def _two_sum(a, b):
 def _log_dd(x):
     # log(x) = hi + lo for x > 0 finite (subnormals included), relative error
     # about 2**-66; garbage elsewhere (the caller selects).  Same reduction as
-    # _log_core, then log(1 + f) = 2 atanh(s), s = f / (2 + f), with s, s**2,
+    # _log_core (_log_reduce), then log(1 + f) = 2 atanh(s), s = f / (2 + f), with s, s**2,
     # s**3 and the first two terms of the series carried in double-double.
-    tiny = x < 2.2250738585072014e-308
-    xs = x * _TWO54 if tiny else x
-    b = _float_to_bits(xs)
-    e = (b >> 52) - (1023 + 54 if tiny else 1023)
-    m = _bits_to_float((b & _MANT_MASK) | _ONE_BITS)
-    big = m > _SQRT2
-    m = m * 0.5 if big else m
-    e = e + 1 if big else e
-    kf = _int_to_float(e)
+    m, kf = _log_reduce(x)
     f = m - 1.0  # exact (Sterbenz)
     dh = 2.0 + f
     dl = f - (dh - 2.0)  # 2 + f = dh + dl exactly (|f| < 2)
