@@ -37,7 +37,7 @@ import numpy as np
 
 from ..primitives import ops
 from ..primitives.structural import BroadcastingRules, unbroadcast
-from ..core import ArrayTracer, EvalTrace, Trace, Tracer
+from ..core import ArrayTracer, EvalTrace, Trace, Tracer, set_trace
 
 __all__ = ["VJPTrace", "VJPTracer", "VJPNode", "GraphFreedError", "backward_pass"]
 
@@ -159,7 +159,13 @@ class VJPTrace(Trace):
             parent = self.parent
             if not parents:
                 return parent.process_primitive(prim, args, params)
-            if nested or type(parent) is not EvalTrace:
+            if prim.vjp_fwd is not None and prim.differentiable:
+                # the forward pass that also keeps what the rule needs (one
+                # forward pass, not a second one in the backward pass)
+                with set_trace(parent):
+                    out, residuals = prim.vjp_fwd(primals, **params)
+                params = dict(params, residuals=residuals)
+            elif nested or type(parent) is not EvalTrace:
                 out = parent.process_primitive(prim, primals, params)
             else:
                 out = prim.impl(*primals, **params) if params else prim.impl(*primals)

@@ -171,6 +171,14 @@ def test_gradients_match_eager():
                                rtol=1e-9)
 
 
+def test_reverse_mode_runs_the_forward_scan_once():
+    # the VJP's forward scan also stacks the residuals; the backward pass is
+    # one reverse scan over them (no second forward scan inside it)
+    text = str(tg.make_jaxpr(tg.grad(rnn, argnums=(0, 1, 2)))(C0, XS, W))
+    assert text.count("scan[") == 2, text
+    assert text.count("reverse=True") == 1, text
+
+
 def test_a_carry_with_zero_tangent_on_entry_gets_one():
     # only w has a tangent; the carry's tangent becomes nonzero after one step
     t = np.ones_like(W)

@@ -452,6 +452,14 @@ class Primitive:
         :mod:`tracegrad.primitives.lowering` (interface described in
         :mod:`tracegrad.transforms.codegen`).  None (default): compiled
         programs call ``impl`` from their Python driver.
+    vjp_fwd : callable or None
+        ``vjp_fwd(primals, **params) -> (out, residuals)``: the forward pass
+        of a primitive whose reverse rule would otherwise have to recompute
+        it (``scan`` stacks its per-step residuals as it runs).  Reverse mode
+        calls it under the enclosing trace in place of applying the
+        primitive, and hands ``residuals`` to the VJP rule as the keyword
+        argument ``residuals``.  None (default): reverse mode applies the
+        primitive as usual and the rule sees only the primals and the output.
     """
 
     __slots__ = (
@@ -466,6 +474,7 @@ class Primitive:
         "reads",
         "torch_name",
         "lowering",
+        "vjp_fwd",
         "__weakref__",
     )
 
@@ -483,6 +492,7 @@ class Primitive:
         self.reads = READS_ALL
         self.torch_name = None
         self.lowering = None
+        self.vjp_fwd = None
         registry[name] = self
 
     def bind(self, *args, **params):

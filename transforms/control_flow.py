@@ -422,7 +422,22 @@ def _live(eqns, outvars):
     return keep
 
 
-def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
+class _ScanResiduals:
+    """What the reverse scan needs from the forward one: the stacked
+    per-step residuals and the pieces of the body's split VJP."""
+
+    __slots__ = ("stacked", "hoisted", "consts", "core", "known_in", "n_res",
+                 "avals", "flags")
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
+def _scan_fwd(primals, *, jaxpr, num_consts, num_carry, length, reverse):
+    """Reverse mode's forward pass of a scan: one scan that computes the
+    outputs and stacks the residuals the backward scan reads (no second
+    forward scan in the backward pass).  Returns ``(outs, residuals)``."""
     nc, nk = num_consts, num_carry
     consts, init, xs = _split3(primals, nc, nk)
     in_avals = jaxpr.in_avals
@@ -434,7 +449,7 @@ def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
     fy = [a.dtype.kind in "fc" for a in out_avals[nk:]]
     ct_k_avals = [a for a, f in zip(k_avals, fk) if f]
     ct_y_avals = [a for a, f in zip(out_avals[nk:], fy) if f]
-    nfc, nfk = sum(fc), sum(fk)
+    nfk = sum(fk)
     n_in = len(in_avals)
 
     # the body's VJP, staged whole: (consts, carry, x, ct carry, ct y) -> (outs, cts)
@@ -468,9 +483,33 @@ def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
     fwd_out = list(j.outvars[:n_out]) + residuals
     fwd_jaxpr = ClosedJaxpr(Jaxpr([], known_in + step_in, _live(fwd, fwd_out), fwd_out), [])
     res = scan_bind(h + consts, init, xs, fwd_jaxpr, length, reverse)
-    stacked = res[n_out:]
     core = Jaxpr([], known_in + ct_in[:nfk] + residuals + ct_in[nfk:], bwd, g_out)
-    nkn, nr = nh + nc, len(residuals)
+    return list(res[:n_out]), _ScanResiduals(
+        stacked=list(res[n_out:]), hoisted=h, consts=consts, core=core,
+        known_in=known_in, n_res=len(residuals),
+        avals=(fwd_jaxpr.in_avals[:nh + nc], [r.aval for r in residuals]),
+        flags=(fc, fk, fx, fy))
+
+
+def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse,
+              residuals=None):
+    """The backward scan: runs the body's cotangent equations in the
+    opposite order over the residuals :func:`_scan_fwd` stacked."""
+    if residuals is None:  # applied without its forward pass (a direct rule call)
+        _, residuals = _scan_fwd(primals, jaxpr=jaxpr, num_consts=num_consts,
+                                 num_carry=num_carry, length=length, reverse=reverse)
+    r = residuals
+    nk = num_carry
+    fc, fk, fx, fy = r.flags
+    _, k_avals, _ = _split3(jaxpr.in_avals, num_consts, nk)
+    out_avals = jaxpr.out_avals
+    c_avals = jaxpr.in_avals[:num_consts]
+    ct_k_avals = [a for a, f in zip(k_avals, fk) if f]
+    ct_y_avals = [a for a, f in zip(out_avals[nk:], fy) if f]
+    nfc, nfk = sum(fc), sum(fk)
+    core, nr = r.core, r.n_res
+    known_avals, res_avals = r.avals
+    nkn = len(known_avals)
 
     def bwd_fn(*args):
         kn = list(args[:nkn])
@@ -482,16 +521,15 @@ def _scan_vjp(ct, ans, *primals, jaxpr, num_consts, num_carry, length, reverse):
         return [ops.add(a_, b_) for a_, b_ in zip(acc, g_c)] + list(g_k) + list(g_x)
 
     ct_c_avals = [a for a, f in zip(c_avals, fc) if f]
-    bwd_avals = (list(fwd_jaxpr.in_avals[:nkn]) + ct_c_avals + ct_k_avals
-                 + [r.aval for r in residuals] + ct_y_avals)
-    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals, [v.weak_type for v in known_in]
+    bwd_avals = list(known_avals) + ct_c_avals + ct_k_avals + list(res_avals) + ct_y_avals
+    bwd_jaxpr, h2 = stage_flat(bwd_fn, bwd_avals, [v.weak_type for v in r.known_in]
                                + [False] * (len(bwd_avals) - nkn))
     ct_k0 = [_zeros(a) if c is None else c for c, a, f in zip(ct[:nk], k_avals, fk) if f]
     ct_ys = [_zeros(ShapedArray((length,) + tuple(a.shape), a.dtype)) if c is None else c
              for c, a, f in zip(ct[nk:], out_avals[nk:], fy) if f]
     acc0 = [_zeros(a) for a in ct_c_avals]
-    out = scan_bind(h2 + h + consts, acc0 + ct_k0, stacked + ct_ys, bwd_jaxpr, length,
-                    not reverse)
+    out = scan_bind(h2 + r.hoisted + r.consts, acc0 + ct_k0, r.stacked + ct_ys, bwd_jaxpr,
+                    length, not reverse)
     g_c, g_k, g_x = out[:nfc], out[nfc:nfc + nfk], out[nfc + nfk:]
     return _scatter(g_c, fc) + _scatter(g_k, fk) + _scatter(g_x, fx)
 
@@ -502,6 +540,7 @@ def _scatter(vals, flags):
 
 
 scan_p.vjp = AllArgsVJP(_scan_vjp)
+scan_p.vjp_fwd = _scan_fwd
 
 
 def _scan_batch(args, bdims, *, jaxpr, num_consts, num_carry, length, reverse):
