@@ -59,6 +59,30 @@ def test_second_call_does_not_trace_and_signature_changes_do():
     assert len(calls) == 5
 
 
+def test_array_only_calls_share_the_programs_of_other_calls():
+    # positional NumPy arrays take a lookup by shapes and dtypes; other calls
+    # (a tracegrad.Array, a keyword, a list) flatten pytrees: one program each
+    f, calls = counting(lambda x, y: tnp.sum(x * y))
+    jf = tg.jit(f)
+    x, y = np.arange(3.0), np.ones(3)
+    assert jf(x, y) == 3.0
+    assert jf(x, y=y) == 3.0  # a keyword: another pytree structure
+    assert len(calls) == 2
+    assert jf(tnp.asarray(x), y) == 3.0  # the positional structure: its program
+    assert jf(2 * x, y) == 6.0
+    assert len(calls) == 2
+    assert jf(x, y.astype(np.float32)) == 3.0
+    assert jf(x[None], y) == 3.0
+    assert len(calls) == 4
+    with pytest.raises(TypeError, match="argument leaf 1 is a str"):
+        jf(x, "y")
+    h = tg.jit(lambda x, y: x + y)
+    for _ in range(2):  # a failed trace caches nothing
+        with pytest.raises(ValueError, match="broadcast|shape"):
+            h(np.ones(2), np.ones(3))
+    np.testing.assert_array_equal(h(np.ones(2), np.ones(2)), [2.0, 2.0])
+
+
 def test_weak_python_scalars_keep_the_array_dtype():
     jf = tg.jit(lambda x, s: x * s)
     out = jf(np.ones(2, np.float32), 3.0)
