@@ -109,6 +109,30 @@ def test_primitive_without_lowering_falls_back_to_its_impl():
     assert "cumsum (its impl)" in g.lower(x).source
 
 
+def test_two_equations_between_impls_compile_only_when_large():
+    f = lambda v: tnp.cumsum(tnp.tanh(tnp.cumsum(v) + 1.0))  # noqa: E731
+    big = np.linspace(-1.0, 1.0, codegen.FUSE_PAIR_MIN_SIZE)
+    small = np.linspace(-1.0, 1.0, 16)
+    for x in (big, small):
+        np.testing.assert_allclose(tg.jit(f)(x), f(x), rtol=1e-12)
+    src = tg.jit(f).lower(big).source
+    assert src.count("@numba.njit") == 1 and "tanh (its impl)" not in src
+    src = tg.jit(f).lower(small).source
+    assert "@numba.njit" not in src and "tanh (its impl)" in src
+
+
+def test_trailing_transpose_before_an_impl_stays_a_view():
+    g = lambda m: tnp.cumsum(tnp.transpose(tnp.sin(tnp.cumsum(m, axis=0)) * 2.0 + 1.0), axis=0)  # noqa: E731
+    m = np.random.default_rng(3).standard_normal((40, 30))
+    np.testing.assert_allclose(tg.jit(g)(m), g(m), rtol=1e-12)
+    src = tg.jit(g).lower(m).source
+    assert "transpose (its impl)" in src and "# transpose" not in src.split("def run")[0]
+    # a transpose whose result is the program's output stays compiled
+    h = lambda m: tnp.transpose(tnp.sin(tnp.cumsum(m, axis=0)) * 2.0 + 1.0)  # noqa: E731
+    np.testing.assert_allclose(tg.jit(h)(m), h(m), rtol=1e-12)
+    assert "transpose (its impl)" not in tg.jit(h).lower(m).source
+
+
 def test_parallel_loop_above_the_threshold(monkeypatch):
     monkeypatch.setattr(codegen, "PARALLEL_MIN_SIZE", 64)
     x = np.linspace(-3.0, 3.0, 200)

@@ -578,9 +578,54 @@ def _segments(eqns, blas):
             segs[-1][1].append(eqn)
         else:
             segs.append((ok, [eqn]))
+    # A segment's trailing views move out only when an impl follows to read
+    # them; the program's last segment keeps its outputs compiled.
+    segs = [part for k, (ok, seg) in enumerate(segs)
+            for part in (_split_views(seg) if ok and k + 1 < len(segs) else [(ok, seg)])]
     if len(segs) > 1:  # between impls, a short segment costs more to dispatch than it saves
-        segs = [(ok and sum(map(_weight, seg)) >= MIN_SEGMENT, seg) for ok, seg in segs]
+        segs = [(ok and _worth_compiling(seg), seg) for ok, seg in segs]
     return segs
+
+
+#: Two lowered equations between impls are compiled when their results have
+#: at least this many elements: fused, they make one pass over the data
+#: instead of two, and spare the eager kernels their impls would compile
+#: (``add`` then ``tanh`` of a 128x256 layer: the tanh kernel's compile).
+FUSE_PAIR_MIN_SIZE = 1024
+
+
+def _worth_compiling(seg):
+    weight = sum(map(_weight, seg))
+    if weight >= MIN_SEGMENT:
+        return True
+    return weight == 2 and max(_size(v.aval.shape) for eqn in seg for v in eqn.outvars) \
+        >= FUSE_PAIR_MIN_SIZE
+
+
+#: Primitives whose impl returns a view (no copy) while their lowering copies
+#: (compiled code keeps arrays C-contiguous).
+_VIEW_PRIMITIVES = frozenset(("transpose",))
+
+
+def _split_views(seg):
+    """``[(True, seg)]``, or with the view equations no later equation of the
+    segment reads moved behind it, run by their impls: the transposes of a
+    backward pass feed NumPy's matmul, which reads a transposed view as it is
+    (copying ``x.T`` for ``x.T @ g`` in the segment cost 65-100 us per call
+    at 128x784)."""
+    read = set()
+    moved = []
+    for k in range(len(seg) - 1, -1, -1):
+        eqn = seg[k]
+        if eqn.primitive.name in _VIEW_PRIMITIVES and not any(v in read for v in eqn.outvars):
+            moved.append(eqn)
+        else:
+            read.update(a for a in eqn.invars if type(a) is not Literal)
+    if not moved:
+        return [(True, seg)]
+    moved.reverse()
+    kept = [eqn for eqn in seg if all(eqn is not m for m in moved)]
+    return ([(True, kept)] if kept else []) + [(False, moved)]
 
 
 def _weight(eqn):
