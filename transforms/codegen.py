@@ -614,18 +614,16 @@ def _split_views(seg):
     (copying ``x.T`` for ``x.T @ g`` in the segment cost 65-100 us per call
     at 128x784)."""
     read = set()
-    moved = []
-    for k in range(len(seg) - 1, -1, -1):
-        eqn = seg[k]
+    kept, moved = [], []
+    for eqn in reversed(seg):
         if eqn.primitive.name in _VIEW_PRIMITIVES and not any(v in read for v in eqn.outvars):
             moved.append(eqn)
         else:
+            kept.append(eqn)
             read.update(a for a in eqn.invars if type(a) is not Literal)
     if not moved:
         return [(True, seg)]
-    moved.reverse()
-    kept = [eqn for eqn in seg if all(eqn is not m for m in moved)]
-    return ([(True, kept)] if kept else []) + [(False, moved)]
+    return ([(True, kept[::-1])] if kept else []) + [(False, moved[::-1])]
 
 
 def _weight(eqn):
