@@ -121,6 +121,30 @@ def test_two_equations_between_impls_compile_only_when_large():
     assert "@numba.njit" not in src and "tanh (its impl)" in src
 
 
+def test_short_segments_on_small_arrays_between_impls_run_their_impls():
+    def f(v, n):
+        y = tnp.cumsum(v)
+        for _ in range(n):
+            y = tnp.sin(y) * 2.0
+        return tnp.cumsum(y)
+
+    small = np.linspace(-1.0, 1.0, 16)
+    short = tg.jit(f, static_argnums=1)
+    np.testing.assert_allclose(short(small, 2), f(small, 2), rtol=1e-12)
+    assert "@numba.njit" not in short.lower(small, 2).source  # 4 equations: impls
+    n = codegen.SMALL_SEGMENT_MIN // 2  # 2n equations
+    np.testing.assert_allclose(short(small, n), f(small, n), rtol=1e-12)
+    src = short.lower(small, n).source
+    assert src.count("@numba.njit") == 1 and "sin (its impl)" not in src
+    big = np.linspace(-1.0, 1.0, codegen.FUSE_PAIR_MIN_SIZE)
+    src = short.lower(big, 2).source
+    assert src.count("@numba.njit") == 1 and "sin (its impl)" not in src
+    # a loop is compiled even alone between impls
+    loop = lambda v: tnp.cumsum(tg.lax.fori_loop(0, 3, lambda i, y: y * 0.5, tnp.cumsum(v)))  # noqa: E731
+    np.testing.assert_allclose(tg.jit(loop)(small), loop(small), rtol=1e-12)
+    assert tg.jit(loop).lower(small).source.count("@numba.njit") == 1
+
+
 def test_trailing_transpose_before_an_impl_stays_a_view():
     g = lambda m: tnp.cumsum(tnp.transpose(tnp.sin(tnp.cumsum(m, axis=0)) * 2.0 + 1.0), axis=0)  # noqa: E731
     m = np.random.default_rng(3).standard_normal((40, 30))

@@ -54,8 +54,8 @@ declines) and ``lower_jaxpr(jaxpr, consts, operands) -> (lines, outputs)``,
 which emits a sub-IR's code (its own clusters) into the current function, so
 a ``scan`` lowering writes ``for k in range(n):`` followed by the indented
 lines of its body (:mod:`tracegrad.transforms.codegen_loops`: ``scan``,
-``cond``, ``while``).  An equation's sub-IRs count towards its segment's
-length (:data:`MIN_SEGMENT`): a loop alone between impls is still compiled.
+``cond``, ``while``).  An equation with a sub-IR is compiled even alone
+between impls (see :func:`_worth_compiling`).
 
 Source and compilation
 ----------------------
@@ -108,10 +108,6 @@ from .compile_cache import load_module
 
 __all__ = ["compile_program", "compile_source", "blas_available", "live_eqns",
            "EmitContext", "PARALLEL_MIN_SIZE"]
-
-#: A program that calls impls compiles only the runs of at least this many
-#: lowered equations between them (a Numba dispatch costs about one impl call).
-MIN_SEGMENT = 3
 
 #: Clusters of at least this many elements use the lowerings' ``fast``
 #: (vectorizable, inlined) scalar functions with their fix-up pass; smaller
@@ -593,13 +589,22 @@ def _segments(eqns, blas):
 #: (``add`` then ``tanh`` of a 128x256 layer: the tanh kernel's compile).
 FUSE_PAIR_MIN_SIZE = 1024
 
+#: Between impls, a run of lowered equations whose results all have fewer
+#: than :data:`FUSE_PAIR_MIN_SIZE` elements is compiled only from this many
+#: equations (loops always are).  Run by their impls, such equations cost
+#: about 1-2 us each per call; compiled, each new function costs 0.2-0.8 s
+#: of Numba compile in the first call (mlp's gradient had a 4-equation
+#: scalar segment, ``-c / 128`` broadcast to the batch: 0.33-0.79 s of its
+#: empty-cache first call, to save about 5 us per call).
+SMALL_SEGMENT_MIN = 8
+
 
 def _worth_compiling(seg):
-    weight = sum(map(_weight, seg))
-    if weight >= MIN_SEGMENT:
-        return True
-    return weight == 2 and max(_size(v.aval.shape) for eqn in seg for v in eqn.outvars) \
-        >= FUSE_PAIR_MIN_SIZE
+    if any(map(_has_sub_ir, seg)):
+        return True  # a loop: its impl would run the body eagerly, step by step
+    if max(_size(v.aval.shape) for eqn in seg for v in eqn.outvars) >= FUSE_PAIR_MIN_SIZE:
+        return len(seg) >= 2
+    return len(seg) >= SMALL_SEGMENT_MIN
 
 
 #: Primitives whose impl returns a view (no copy) while their lowering copies
@@ -626,15 +631,10 @@ def _split_views(seg):
     return ([(True, kept[::-1])] if kept else []) + [(False, moved[::-1])]
 
 
-def _weight(eqn):
-    """How many equations ``eqn`` stands for: 1, plus its sub-IRs' (a loop's
-    body is worth compiling even alone between impls)."""
-    n = 1
-    for p in eqn.params.values():
-        for sub in (p if isinstance(p, tuple) else (p,)):
-            if isinstance(sub, ClosedJaxpr):
-                n += sum(map(_weight, sub.jaxpr.eqns))
-    return n
+def _has_sub_ir(eqn):
+    """Whether ``eqn`` carries a sub-IR (a loop or a branch)."""
+    return any(isinstance(sub, ClosedJaxpr) for p in eqn.params.values()
+               for sub in (p if isinstance(p, tuple) else (p,)))
 
 
 def _literal_source(val, namespace):
