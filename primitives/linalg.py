@@ -48,6 +48,7 @@ __all__ = [
     "einsum",
     "inv",
     "solve",
+    "triangular_solve",
     "det",
     "slogdet",
     "cholesky",
@@ -171,7 +172,7 @@ def _stack_batch_rule(prim):
     return rule
 
 
-def _fold_batch_into_columns(prim, a, b, db):
+def _fold_batch_into_columns(prim, a, b, db, **params):
     """``prim(a, b)`` for every example of ``b`` at once, where ``a`` is an
     unbatched matrix ``(m, k)`` and each example of ``b`` a matrix ``(k, n)``
     (``prim`` acts on the columns of ``b``: ``matmul``, ``solve``).
@@ -185,7 +186,7 @@ def _fold_batch_into_columns(prim, a, b, db):
         b, db = move_bdim(b, 0, 1), 1
     sb = shape_of(b)
     cols = math.prod(sb[1:])
-    out = prim.bind(a, reshape(b, (sb[0], cols)))
+    out = prim.bind(a, reshape(b, (sb[0], cols)), **params)
     return reshape(out, (shape_of(a)[0],) + sb[1:]), db
 
 
@@ -493,6 +494,134 @@ solve_p.batch = _solve_batch
 def solve(a, b):
     """Solve ``a @ x = b`` for stacks: ``a (..., m, m)``, ``b (..., m, k)``."""
     return solve_p.bind(a, b)
+
+
+# --------------------------------------------------------------------------
+# triangular_solve: op(T) x = b, T the lower or upper triangle of a (..., m, m)
+# (its diagonal taken as ones with unit_diagonal), op = identity, transpose
+# (trans=1) or conjugate transpose (trans=2); b (..., m, k); batch axes
+# broadcast.  The other triangle of a is never read (its derivative is 0).
+triangular_solve_p = Primitive("triangular_solve")
+
+
+def _triangle(a, lower, unit_diagonal):
+    """NumPy: the triangle of ``a`` that ``triangular_solve`` reads."""
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        n = a.shape[-1]
+        t[..., np.arange(n), np.arange(n)] = 1
+    return t
+
+
+@triangular_solve_p.def_impl
+def _triangular_solve_impl(a, b, *, lower, trans, unit_diagonal):
+    """LAPACK ``trtrs`` per matrix via ``scipy.linalg.solve_triangular``;
+    without SciPy, ``numpy.linalg.solve`` (LU) on the triangle, batched."""
+    a, b = np.asarray(a), np.asarray(b)
+    dt = _linalg_dtype(np.result_type(a.dtype, b.dtype))
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:]).astype(dt, copy=False)
+    b = np.broadcast_to(b, batch + b.shape[-2:]).astype(dt, copy=False)
+    try:
+        from scipy.linalg import solve_triangular  # lazy: SciPy is optional (LAPACK trtrs)
+    except ImportError:
+        t = _triangle(a, lower, unit_diagonal)
+        if trans:
+            t = np.swapaxes(t, -1, -2)
+            t = t.conj() if trans == 2 else t
+        return np.linalg.solve(t, b).astype(dt, copy=False)
+    out = np.empty(b.shape, dt)
+    for idx in np.ndindex(batch):
+        out[idx] = solve_triangular(a[idx], b[idx], trans=trans, lower=lower,
+                                    unit_diagonal=unit_diagonal, check_finite=False)
+    return out
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_aval(a, b, *, lower, trans, unit_diagonal):
+    check_square(a, "triangular_solve")
+    if b.ndim < 2 or b.shape[-2] != a.shape[-1]:
+        raise ValueError(
+            f"triangular_solve: b of shape {b.shape} does not match a of shape {a.shape}")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return ShapedArray(batch + b.shape[-2:], _linalg_dtype(np.result_type(a.dtype, b.dtype)))
+
+
+def _triangle_mask(x, lower, unit_diagonal):
+    """Constant mask of the entries of ``a`` that ``triangular_solve`` reads."""
+    n = shape_of(x)[-1]
+    k = 1 if unit_diagonal else 0
+    mask = np.tril(np.ones((n, n)), -k) if lower else np.triu(np.ones((n, n)), k)
+    return mask.astype(dtype_of(x))
+
+
+def _apply_op(x, trans):
+    """``op(x)``: ``x``, ``x^T`` or ``x^H`` for ``trans`` 0, 1, 2."""
+    if trans == 0:
+        return x
+    return _adjoint(x) if trans == 2 and _is_complex(x) else matrix_transpose(x)
+
+
+# With M = op(T): x = M^-1 b gives dx = M^-1 (db - dM x), dM = op(mask * dA)
+# (Giles 2008, the solve, restricted to the triangle read).  The cotangents:
+# b_bar = M^-T ct (op's transpose: trans 0 <-> 1; for trans=2, M^T = conj(T),
+# solved as conj(T^-1 conj(ct))) and A_bar = mask * op^T(-b_bar x^T), op^T
+# the transpose of dA -> op(dA) (identity, transpose, conjugate transpose).
+def _triangular_solve_jvp_a(g, ans, a, b, *, lower, trans, unit_diagonal):
+    dm = _apply_op(mul(g, _triangle_mask(g, lower, unit_diagonal)), trans)
+    return triangular_solve(a, neg(matmul(dm, ans)), lower=lower, trans=trans,
+                            unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_jvp_b(g, ans, a, b, *, lower, trans, unit_diagonal):
+    return triangular_solve(a, g, lower=lower, trans=trans, unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_ct_b(ct, a, lower, trans, unit_diagonal):
+    """``M^-T ct`` for ``M = op(T)``."""
+    if trans == 2 and (_is_complex(a) or _is_complex(ct)):
+        return conj(triangular_solve(a, conj(ct), lower=lower, trans=0,
+                                     unit_diagonal=unit_diagonal))
+    return triangular_solve(a, ct, lower=lower, trans=0 if trans else 1,
+                            unit_diagonal=unit_diagonal)
+
+
+def _triangular_solve_vjp_a(ct, ans, a, b, *, lower, trans, unit_diagonal):
+    m_bar = neg(matmul(_triangular_solve_ct_b(ct, a, lower, trans, unit_diagonal),
+                       matrix_transpose(ans)))
+    return mul(_apply_op(m_bar, trans), _triangle_mask(m_bar, lower, unit_diagonal))
+
+
+def _triangular_solve_vjp_b(ct, ans, a, b, *, lower, trans, unit_diagonal):
+    return _triangular_solve_ct_b(ct, a, lower, trans, unit_diagonal)
+
+
+defjvp(triangular_solve_p, _triangular_solve_jvp_a, _triangular_solve_jvp_b)
+defvjp_broadcasting(triangular_solve_p, _triangular_solve_vjp_a, _triangular_solve_vjp_b)
+
+_triangular_solve_batch_general = elementwise_batch_rule(triangular_solve_p)
+
+
+def _triangular_solve_batch(args, bdims, **params):
+    # a shared triangle against a batch of right-hand sides: one solve with
+    # the batch folded into b's columns (as for solve)
+    (a, b), (da, db) = args, bdims
+    if da is None and len(shape_of(a)) == 2 and len(shape_of(b)) == 3:
+        return _fold_batch_into_columns(triangular_solve_p, a, b, db, **params)
+    return _triangular_solve_batch_general(args, bdims, **params)
+
+
+triangular_solve_p.batch = _triangular_solve_batch
+
+
+def triangular_solve(a, b, *, lower, trans=0, unit_diagonal=False):
+    """Solve ``op(T) @ x = b`` for the triangle ``T`` of ``a`` (stacks:
+    ``a (..., m, m)``, ``b (..., m, k)``); ``trans`` 0, 1, 2 for ``T``,
+    ``T^T``, ``T^H``; ``unit_diagonal`` takes T's diagonal as ones."""
+    if trans not in (0, 1, 2):
+        raise ValueError(f"triangular_solve: trans must be 0, 1 or 2, got {trans!r}")
+    return triangular_solve_p.bind(a, b, lower=bool(lower), trans=int(trans),
+                                   unit_diagonal=bool(unit_diagonal))
 
 
 # --------------------------------------------------------------------------

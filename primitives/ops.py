@@ -133,6 +133,7 @@ from .linalg import (
     slogdet,
     solve,
     svd,
+    triangular_solve,
 )
 from .fft import fft
 from .elementwise_fused import (
@@ -308,6 +309,7 @@ __all__ = [
     "tanh_grad",
     "threefry2x32",
     "transpose",
+    "triangular_solve",
     "uint_xor",
     "unary_grad",
     "unbroadcast",

@@ -154,6 +154,7 @@ TNP = _Lazy(
     linalg=_Lazy("tracegrad.numpy.linalg"),
     nn=_Lazy("tracegrad.nn"),
     ops=_Lazy("tracegrad.primitives.ops"),
+    scipy_linalg=_Lazy("tracegrad.scipy.linalg"),
 )
 
 
@@ -171,6 +172,12 @@ class _NP:
 
     linalg = np.linalg
     nn = _NumpyNN
+
+    @property
+    def scipy_linalg(self):
+        import scipy.linalg  # lazy: SciPy is only the reference here
+
+        return scipy.linalg
 
     class ops:
         """References of primitives public only through another layer (``torch.erf``)."""
@@ -599,6 +606,31 @@ row("linalg.det", "batched", lambda ns, a: ns.linalg.det(a), A((wellcond, (2, 3,
 row("linalg.slogdet", "", lambda ns, a: ns.linalg.slogdet(a)[1], A((normal, (3, 3))))
 row("linalg.slogdet", "batched", lambda ns, a: ns.linalg.slogdet(a)[1], A((wellcond, (2, 3, 3))))
 row("linalg.cholesky", "", lambda ns, a: ns.linalg.cholesky(0.5 * (a + a.T)), A((spd, (3, 3))))
+
+# tracegrad.scipy.linalg (SciPy's functions as the reference; no NumPy spelling)
+_sla = dict(numpy_dispatch=False)
+row("scipy.linalg.solve_triangular", "lower", lambda ns, a, b: ns.scipy_linalg.solve_triangular(
+    a, b, lower=True), A((wellcond, (3, 3)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.solve_triangular", "upper-T-vector", lambda ns, a, b: ns.scipy_linalg.solve_triangular(
+    a, b, trans="T"), A((wellcond, (3, 3)), (normal, (3,))), **_sla)
+row("scipy.linalg.solve_triangular", "unit-diagonal-C", lambda ns, a, b: ns.scipy_linalg.solve_triangular(
+    a, b, trans=2, lower=True, unit_diagonal=True), A((wellcond, (3, 3)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.cho_solve", "lower", lambda ns, c, b: ns.scipy_linalg.cho_solve((c, True), b),
+    A((wellcond, (3, 3)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.cho_solve", "upper-vector", lambda ns, c, b: ns.scipy_linalg.cho_solve((c, False), b),
+    A((wellcond, (3, 3)), (normal, (3,))), **_sla)
+row("scipy.linalg.cholesky", "upper", lambda ns, a: ns.scipy_linalg.cholesky(0.5 * (a + a.T)),
+    A((spd, (3, 3))), **_sla)
+row("scipy.linalg.solve", "pos", lambda ns, a, b: ns.scipy_linalg.solve(0.5 * (a + a.T), b, assume_a="pos"),
+    A((spd, (3, 3)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.solve", "sym-lower", lambda ns, a, b: ns.scipy_linalg.solve(
+    0.5 * (a + a.T), b, assume_a="sym", lower=True), A((wellcond, (3, 3)), (normal, (3,))), **_sla)
+row("scipy.linalg.eigh", "generalized-eigvals", lambda ns, a, b: ns.scipy_linalg.eigh(
+    0.5 * (a + a.T), 0.5 * (b + b.T), eigvals_only=True), A((sym_distinct, (3, 3)), (spd, (3, 3))), **_sla)
+row("scipy.linalg.toeplitz", "", lambda ns, c, r: ns.scipy_linalg.toeplitz(c, r),
+    A((normal, (3,)), (normal, (4,))), **_sla)
+row("scipy.linalg.block_diag", "", lambda ns, a, b, c: ns.scipy_linalg.block_diag(a, b, c),
+    A((normal, (2, 2)), (normal, (3,)), (normal, ())), **_sla)
 row("linalg.eigh", "eigenvalues",
     lambda ns, a: ns.linalg.eigh(0.5 * (a + a.T))[0], A((sym_distinct, (3, 3))))
 row("linalg.eigh", "eigenvectors",

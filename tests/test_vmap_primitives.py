@@ -479,6 +479,12 @@ case(
     V([wellcond(3, 3), real(3, 2)], {}, **_la),
     V([wellcond(2, 3, 3), real(3, 1)], {}, **_la),
 )
+case(
+    "triangular_solve",
+    V([wellcond(3, 3), real(3, 2)], {"lower": True, "trans": 0, "unit_diagonal": False}, **_la),
+    V([wellcond(2, 3, 3), real(3, 1)], {"lower": False, "trans": 1, "unit_diagonal": True}, **_la),
+    V([wellcond(3, 3), real(2, 3, 2)], {"lower": True, "trans": 2, "unit_diagonal": False}, **_la),
+)
 case("det", V([wellcond(3, 3)], {}, **_la), V([real(2, 2, 2)], {}, **_la))
 case("slogdet", V([real(3, 3)], {}, **_la), V([wellcond(2, 2, 2)], {}, **_la))
 case(
