@@ -335,7 +335,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     -------
     (carry, ys)
         The final carry and the stacked outputs (a pytree of arrays with a
-        leading axis of the scan's length; None leaves stay None).
+        leading axis of the scan's length; None leaves stay None).  With
+        length 0, ``f`` is staged once (never run) for its output types and
+        the ys are empty stacks of them, as in JAX.
 
     Raises
     ------
@@ -353,7 +355,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             "scan: xs leaves (and length, if given) must all have the same leading length; "
             f"got {sorted(lengths)}" if lengths else "scan: give xs or length")
     n = lengths.pop()
-    if staging_active(x_leaves + tree_leaves(init)):
+    # A scan of length 0 never runs ``f``, but its ys are still stacks of
+    # what ``f`` returns (shape (0, ...)): staging the body once is what
+    # gives those types, so such a scan is one scan_p equation even eagerly.
+    if n == 0 or staging_active(x_leaves + tree_leaves(init)):
         return _staged_scan(f, init, xs, x_leaves, x_tree, n, reverse)
     carry, ys = init, []
     order = range(n - 1, -1, -1) if reverse else range(n)
