@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import ArrayTracer, Trace, Tracer, _ctx
 
-__all__ = ["JVPTrace", "JVPTracer"]
+__all__ = ["JVPTrace", "JVPTracer", "split_jvp"]
 
 
 class JVPTracer(ArrayTracer):
@@ -84,3 +84,26 @@ class JVPTrace(Trace):
 
 def _dtype(x):
     return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def split_jvp(trace, values):
+    """The primals and tangents of ``values`` computed under ``trace``.
+
+    A :class:`JVPTracer` of ``trace`` gives its primal and tangent; anything
+    else (a constant, an outer tracer) is its own primal with tangent None,
+    this interpreter's symbolic zero, which each caller materializes (or not)
+    as it needs.
+
+    Returns
+    -------
+    (list, list)
+    """
+    primals, tangents = [], []
+    for v in values:
+        if type(v) is JVPTracer and v._trace is trace:
+            primals.append(v.primal)
+            tangents.append(v.tangent)
+        else:
+            primals.append(v)
+            tangents.append(None)
+    return primals, tangents

@@ -278,3 +278,72 @@ def test_a_closed_over_python_scalar_input_stays_weakly_typed():
     g = lambda x, s: lax.cond(x > 0, lambda: x * s, lambda: x)  # noqa: E731
     assert tg.jit(g)(x, 2.0).dtype == np.float32
     assert float(tg.jit(tg.grad(g))(x, 2.0)) == 2.0
+
+
+# --------------------------------------------------------------------------
+# a scan of length 0
+
+
+def _empty_scan(c, xs):
+    return lax.scan(lambda c, x: (c * x, (c * x, (x > 0).astype(np.int32))), c, xs)
+
+
+def test_a_scan_of_length_0_stacks_empty_ys_as_jax_does():
+    # JAX: ys are (0, ...) stacks of the body's output types, not None
+    c0, xs = np.ones(3, np.float32), np.zeros((0, 3), np.float32)
+    for f in (_empty_scan, tg.jit(_empty_scan), _staged(_empty_scan)):
+        c, (y, k) = f(c0, xs)
+        np.testing.assert_array_equal(c, c0)
+        assert (y.shape, y.dtype, k.shape, k.dtype) == ((0, 3), np.float32, (0, 3), np.int32)
+    c, ys = lax.scan(lambda c, _: (c + 1.0, {"a": c * 2, "b": None}), np.float32(1), None,
+                     length=0)
+    assert float(c) == 1.0 and ys["b"] is None
+    assert (ys["a"].shape, ys["a"].dtype) == ((0,), np.float32)
+    assert lax.map(lambda x: x * 2, np.ones((0, 2), np.float32)).shape == (0, 2)
+
+
+def test_a_scan_of_length_0_under_grad_and_vmap():
+    loss = lambda c, xs: tnp.sum(_empty_scan(c, xs)[1][0]) + tnp.sum(c)  # noqa: E731
+    c0, xs = np.ones(3, np.float32), np.zeros((0, 3), np.float32)
+    for g in (tg.grad(loss, argnums=(0, 1)), tg.jit(tg.grad(loss, argnums=(0, 1)))):
+        gc, gx = g(c0, xs)
+        np.testing.assert_array_equal(gc, np.ones(3, np.float32))
+        assert (gx.shape, gx.dtype) == ((0, 3), np.float32)
+    _, t = tg.jvp(lambda c: _empty_scan(c, xs)[1][0], (c0,), (c0,))
+    assert t.shape == (0, 3)
+    c, (y, k) = tg.vmap(_empty_scan, in_axes=(0, None))(np.ones((4, 3), np.float32), xs)
+    assert c.shape == (4, 3) and y.shape == (4, 0, 3) and k.shape == (4, 0, 3)
+
+
+# --------------------------------------------------------------------------
+# cond: weakly typed (Python scalar) branch outputs
+
+
+@pytest.mark.parametrize("scalar_first", [True, False])
+def test_a_python_scalar_branch_takes_the_other_branchs_dtype(scalar_first):
+    # JAX: cond(p, lambda: 1.0, lambda: x) is float32 for a float32 x, in either order
+    x = np.float32(2.0)
+    branches = (lambda: 1.0, lambda: x) if scalar_first else (lambda: x, lambda: 1.0)
+    f = lambda p: lax.cond(p, *branches)  # noqa: E731
+    for g, p, want in ((tg.jit(f), True, 1.0), (tg.jit(f), False, 2.0),
+                       (tg.vmap(f), np.array([True, False]), [1.0, 2.0])):
+        got = g(p)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, np.float32(want) if scalar_first else
+                                      np.float32([3.0 - w for w in np.atleast_1d(want)]).reshape(
+                                          np.shape(want)))
+    # a Python-scalar operand passed through keeps the same rule
+    h = lambda p, s: lax.cond(p, lambda s: s, lambda s: x, s)  # noqa: E731
+    assert tg.jit(h)(True, 3.0).dtype == np.float32 and float(tg.jit(h)(True, 3.0)) == 3.0
+    i = lambda p: lax.cond(p, lambda: np.int32(3), lambda: 1)  # noqa: E731
+    assert tg.jit(i)(False).dtype == np.int32 and int(tg.jit(i)(False)) == 1
+
+
+def test_branches_of_different_kinds_are_an_error_as_in_jax():
+    for a, b in ((lambda: 1, lambda: 2.0), (lambda: np.int32(3), lambda: 1.0)):
+        f = lambda p: lax.cond(p, a, b)  # noqa: E731
+        for g, p in ((tg.jit(f), True), (tg.vmap(f), np.array([True, False]))):
+            with pytest.raises(TypeError, match=r"cond: .*same dtypes; leaf \(the whole value\)"):
+                g(p)
+    # two Python floats stay NumPy's default float
+    assert tg.jit(lambda p: lax.cond(p, lambda: 1.0, lambda: 2.0))(True).dtype == np.float64

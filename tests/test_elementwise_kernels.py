@@ -8,6 +8,8 @@ formula is exact), at random points and at the special ones (0, -0.0,
 public functions built on them keep NumPy's values and the derivatives of
 their small-array path at kernel sizes.
 """
+import zlib
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,18 @@ from tracegrad.primitives import ops, vecmath
 
 N = 4 * vecmath.MIN_KERNEL_SIZE  # kernel size
 rng = np.random.default_rng(7)
+
+
+@pytest.fixture(autouse=True)
+def _own_random_points(request):
+    """Each test draws its random points from a generator of its own, seeded
+    by its name.  With one generator for the module a test's points were
+    those left after whatever tests ran before it in the same process, and
+    under pytest-xdist that is whichever tests a worker happened to get: the
+    points (and whether one landed where a tolerance is tight) changed from
+    run to run."""
+    global rng
+    rng = np.random.default_rng([7, zlib.crc32(request.node.name.encode())])
 
 
 def same(a, b):
@@ -98,13 +112,24 @@ def test_sinc_public_function_and_derivatives_at_kernel_size():
     d_fwd = tg.jvp(tnp.sinc, (x,), (np.ones(N),))[1]
     d_small = np.concatenate([tg.grad(lambda v: tnp.sum(tnp.sinc(v)))(x[i:i + 2])
                               for i in range(0, N, 2)])
-    np.testing.assert_allclose(d_rev, d_small, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(d_fwd, d_small, rtol=1e-12, atol=1e-14)
+    # above the series, both paths evaluate pi (cos u - sin(u)/u) / u, whose two
+    # terms cancel near 0: each path is off by up to ~eps/|x| absolutely there
+    # (both within eps/(2|x|) at the points of 120 seeds)
+    fin = np.isfinite(x) & (x != 0)
+    bound = 1e-12 * np.abs(d_small[fin]) + np.finfo(float).eps / np.abs(x[fin])
+    assert (np.abs(d_rev - d_small)[fin] <= bound).all()
+    assert (np.abs(d_fwd - d_small)[fin] <= bound).all()
+    np.testing.assert_array_equal(d_rev[~fin], d_small[~fin])
     # second derivative: the kernel's own rule, -pi**2 sinc - 2 sinc'/x (series at 0)
     h = tg.grad(lambda v: tnp.sum(tg.grad(lambda w: tnp.sum(tnp.sinc(w)))(v)))(x)
     assert h[0] == -np.pi ** 2 / 3
     u = np.pi * x[12:]
-    want = np.pi ** 2 * (-np.sin(u) / u - 2 * (np.cos(u) - np.sin(u) / u) / u ** 2)
+    # the closed form cancels as badly near 0 (off by 1.6e-7 at x = 4.5e-5):
+    # the reference takes sinc''s Taylor series there (truncation < 1e-14 at |u| < 0.1)
+    u2 = u * u
+    want = np.where(np.abs(u) < 0.1,
+                    np.pi ** 2 * (-1 / 3 + u2 * (1 / 10 + u2 * (-1 / 168 + u2 / 6480))),
+                    np.pi ** 2 * (-np.sin(u) / u - 2 * (np.cos(u) - np.sin(u) / u) / u ** 2))
     np.testing.assert_allclose(h[12:], want, rtol=1e-9, atol=1e-9)
 
 

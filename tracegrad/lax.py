@@ -26,6 +26,7 @@ import numpy as np
 from . import numpy as tnp
 from .core import ShapedArray, Tracer, concrete_value, dtype_of, is_concrete
 from .interpreters.batching import example_values, has_values
+from .interpreters.staging import StagingTracer
 from .transforms import stop_gradient
 from .transforms import ShapeDtypeStruct
 from .transforms.control_flow import (cond_bind, join_branches, scan_bind, stage_flat,
@@ -40,12 +41,17 @@ __all__ = [
 ]
 
 
-def _same_structure(a, b, what):
+def _is_weak(x):
+    """A Python scalar: weakly typed, it takes the dtype of what it meets."""
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
+def _same_structure(a, b, what, dtypes=True):
     """``a`` and ``b`` (a carry before and after one step, or two branches'
     outputs) must agree in pytree structure and in each leaf's shape and
-    dtype, as JAX requires; the error names the first leaf that differs
-    (its pytree path).  A Python scalar in ``a`` is weakly typed: only its
-    shape is checked, so ``init=0.0`` may meet a float32 output."""
+    (``dtypes``) dtype, as JAX requires; the error names the first leaf that
+    differs (its pytree path).  A Python scalar in ``a`` is weakly typed:
+    only its shape is checked, so ``init=0.0`` may meet a float32 output."""
     ta, tb = tree_structure(a), tree_structure(b)
     if ta != tb:
         raise TypeError(f"{what} must have the same pytree structure; got {ta} and {tb}")
@@ -56,12 +62,41 @@ def _same_structure(a, b, what):
                 f"{what} must have the same shapes; leaf {leaf} has shape {np.shape(x)} "
                 f"before and {np.shape(y)} after (keep the carry's shape fixed: pad it, or "
                 "stack per-step values as scan's ys instead)")
-        weak = isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
-        if not weak and np.dtype(dtype_of(x)) != np.dtype(dtype_of(y)):
+        if dtypes and not _is_weak(x) and np.dtype(dtype_of(x)) != np.dtype(dtype_of(y)):
             raise TypeError(
                 f"{what} must have the same dtypes; leaf {leaf} has dtype "
                 f"{np.dtype(dtype_of(x)).name} before and {np.dtype(dtype_of(y)).name} after "
                 "(cast the initial value or the function's result with .astype)")
+
+
+def _join_branches(outs, weak, what):
+    """The dtype of each output leaf of a ``switch``/``cond`` whose branches
+    returned ``outs`` (pytrees of the same structure and shapes; ``weak``:
+    per branch, which leaves are weakly typed).
+
+    As in JAX, the branches' dtypes must be equal, but a weakly typed leaf
+    (a Python scalar) takes the dtype of the others' when it is of the same
+    kind: ``cond(p, lambda: 1.0, lambda: x)`` is ``x``'s float32 whichever
+    branch the scalar is in, while a Python float against an int32 branch,
+    or against a Python int, is an error.  The result is weak only where
+    every branch's is."""
+    for o in outs[1:]:
+        _same_structure(outs[0], o, what, dtypes=False)
+    paths = [keystr(p) or "(the whole value)" for p, _ in tree_flatten_with_path(outs[0])[0]]
+    leaves = [tree_leaves(o) for o in outs]
+    joined = []
+    for k, leaf in enumerate(paths):
+        dts = [np.dtype(dtype_of(ls[k])) for ls in leaves]
+        strong = sorted({d for d, w in zip(dts, weak) if not w[k]}, key=str)
+        kinds = {d.kind for d in dts}
+        if len(strong) > 1 or len(kinds) > 1:
+            names = " and ".join(("weakly typed " if w[k] else "") + d.name
+                                 for d, w in zip(dts, weak))
+            raise TypeError(
+                f"{what} must have the same dtypes; leaf {leaf} has dtypes {names} "
+                "(cast a branch's result with .astype)")
+        joined.append(strong[0] if strong else dts[0])
+    return joined
 
 
 def select(pred, on_true, on_false):
@@ -134,16 +169,21 @@ def switch(index, branches, *operands):
     if staging_active(tree_leaves(operands) + [index]):
         idx = tnp.clip(tnp.asarray(index).astype(np.int32), 0, n - 1)
         return _staged_switch(idx, branches, operands)
-    idx = _index_of(index, n)
+    return _selected_switch(_index_of(index, n), branches, operands,
+                            "switch: the branches' outputs")
+
+
+def _selected_switch(idx, branches, operands, what):
+    """Every branch run, the result selected per element by ``idx`` (a
+    batched index, not staged)."""
     outs = [b(*operands) for b in branches]
-    for o in outs[1:]:
-        _same_structure(outs[0], o, "switch: the branches' outputs")
     leaves = [tree_leaves(o) for o in outs]
+    dtypes = _join_branches(outs, [[_is_weak(x) for x in ls] for ls in leaves], what)
     result = []
-    for k in range(len(leaves[0])):
-        acc = leaves[-1][k]
-        for i in range(n - 2, -1, -1):
-            acc = tnp.where(idx == i, leaves[i][k], acc)
+    for k, dt in enumerate(dtypes):
+        acc = tnp.asarray(leaves[-1][k]).astype(dt)
+        for i in range(len(branches) - 2, -1, -1):
+            acc = tnp.where(idx == i, tnp.asarray(leaves[i][k]).astype(dt), acc)
         result.append(acc)
     return tree_unflatten(tree_structure(outs[0]), result)
 
@@ -156,7 +196,8 @@ def cond(pred, true_fun, false_fun, *operands):
     ----------
     pred : bool or boolean scalar
     true_fun, false_fun : callables
-        Return pytrees of the same structure, shapes and dtypes.
+        Return pytrees of the same structure, shapes and dtypes (a Python
+        scalar leaf takes the other branch's dtype of its kind, as in JAX).
     *operands
         Passed to the branch.
 
@@ -178,7 +219,8 @@ def cond(pred, true_fun, false_fun, *operands):
     if staging_active(tree_leaves(operands) + [pred]):
         return _staged_switch(tnp.asarray(pred).astype(np.int32), [false_fun, true_fun], operands,
                               "cond: true_fun and false_fun's outputs")
-    return switch(tnp.asarray(pred).astype(np.int64), [false_fun, true_fun], *operands)
+    return _selected_switch(tnp.asarray(pred).astype(np.int64), [false_fun, true_fun], operands,
+                            "cond: true_fun and false_fun's outputs")
 
 
 def _staged_switch(idx, branches, operands, what="switch: the branches' outputs"):
@@ -186,20 +228,34 @@ def _staged_switch(idx, branches, operands, what="switch: the branches' outputs"
     int32 scalar already clamped."""
     leaves, tree = tree_flatten(tuple(operands))
     avals = _carry_avals(leaves)
-    staged, outs = [], []
+    # (a staged Python-scalar input of an enclosing jit stays weakly typed)
+    weak_in = [_is_weak(x) or (isinstance(x, StagingTracer) and x.var.weak_type)
+               for x in leaves]
+    fns, staged, outs, weak = [], [], [], []
     for b in branches:
         store = {}
 
-        def fn(*args, b=b, store=store):
-            out = b(*tree_unflatten(tree, list(args)))
-            out_leaves, store["tree"] = tree_flatten(out)
+        def fn(*args, b=b, store=store, casts=None):
+            out_leaves, store["tree"] = tree_flatten(b(*tree_unflatten(tree, list(args))))
+            # weakly typed: a Python scalar, or a Python-scalar operand as it came in
+            store["weak"] = [_is_weak(o) or any(o is a for a, w in zip(args, weak_in) if w)
+                             for o in out_leaves]
+            if casts:
+                out_leaves = [tnp.asarray(o).astype(c) if c is not None else o
+                              for o, c in zip(out_leaves, casts)]
             return out_leaves
 
-        staged.append(stage_flat(fn, avals))
+        staged.append(stage_flat(fn, avals, weak_in))
+        fns.append(fn)
+        weak.append(store["weak"])
         outs.append(tree_unflatten(store["tree"], [ShapeDtypeStruct(a.shape, a.dtype)
                                                    for a in staged[-1][0].out_avals]))
-    for o in outs[1:]:
-        _same_structure(outs[0], o, what)
+    dtypes = _join_branches(outs, weak, what)
+    for i, fn in enumerate(fns):  # weakly typed leaves take the other branches' dtype
+        casts = [d if o.dtype != d else None for o, d in zip(staged[i][0].out_avals, dtypes)]
+        if any(c is not None for c in casts):
+            staged[i] = stage_flat(lambda *a, fn=fn, casts=casts: fn(*a, casts=casts), avals,
+                                   weak_in)
     jaxprs, consts = join_branches(staged)
     res = cond_bind(idx, consts + leaves, jaxprs)
     return tree_unflatten(tree_structure(outs[0]), res)
@@ -335,7 +391,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     -------
     (carry, ys)
         The final carry and the stacked outputs (a pytree of arrays with a
-        leading axis of the scan's length; None leaves stay None).
+        leading axis of the scan's length; None leaves stay None).  With
+        length 0, ``f`` is staged once (never run) for its output types and
+        the ys are empty stacks of them, as in JAX.
 
     Raises
     ------
@@ -353,7 +411,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
             "scan: xs leaves (and length, if given) must all have the same leading length; "
             f"got {sorted(lengths)}" if lengths else "scan: give xs or length")
     n = lengths.pop()
-    if staging_active(x_leaves + tree_leaves(init)):
+    # A scan of length 0 never runs ``f``, but its ys are still stacks of
+    # what ``f`` returns (shape (0, ...)): staging the body once is what
+    # gives those types, so such a scan is one scan_p equation even eagerly.
+    if n == 0 or staging_active(x_leaves + tree_leaves(init)):
         return _staged_scan(f, init, xs, x_leaves, x_tree, n, reverse)
     carry, ys = init, []
     order = range(n - 1, -1, -1) if reverse else range(n)

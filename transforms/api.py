@@ -19,7 +19,7 @@ import numpy as np
 from .._array import Array
 from ..core import Tracer, new_trace
 from ..primitives import ops
-from ..interpreters.jvp import JVPTrace, JVPTracer
+from ..interpreters.jvp import JVPTrace, JVPTracer, split_jvp
 from ..interpreters.vjp import VJPTrace, VJPTracer, backward_pass
 from ..tree_util import tree_flatten, tree_map, tree_unflatten
 from .batching import vmap
@@ -763,15 +763,11 @@ def _jvp(fun, primals, tangents, has_aux, name):
             out, aux = _split_aux(out, name)
             aux = _strip(trace, aux)
         out_flat, out_tree = tree_flatten(out)
-        primals_out, tangents_out = [], []
-        for o in out_flat:
-            if type(o) is JVPTracer and o._trace is trace:
-                primals_out.append(o.primal)
-                tangents_out.append(o.tangent)
-            else:
-                o = _as_value(o, "output")
-                primals_out.append(o)
-                tangents_out.append(np.zeros(o.shape, o.dtype))
+        primals_out, tangents_out = split_jvp(trace, out_flat)
+        for i, t in enumerate(tangents_out):
+            if t is None:
+                primals_out[i] = o = _as_value(primals_out[i], "output")
+                tangents_out[i] = np.zeros(o.shape, o.dtype)
     tangents_out = _fresh(tangents_out, protected=t_flat)
     res = (tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out))
     return res + (aux,) if has_aux else res

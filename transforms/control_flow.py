@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core import Primitive, ShapedArray, Tracer, current_trace, new_trace, set_trace
 from ..interpreters.batching import BatchTrace, BatchTracer
-from ..interpreters.jvp import JVPTrace, JVPTracer
+from ..interpreters.jvp import JVPTrace, split_jvp
 from ..interpreters.staging import (ClosedJaxpr, Jaxpr, Literal, StagingTrace, StagingTracer,
                                     _type_str, aval_of, eval_jaxpr)
 from ..primitives import ops
@@ -166,15 +166,7 @@ def _jvp_fun(closed, nz):
         with new_trace(JVPTrace) as jt:
             it = iter(tangents)
             ins = [jt.new_arg(p, next(it)) if m else p for p, m in zip(primals, nz)]
-            outs = _run(closed, *ins)
-            ps, ts = [], []
-            for o in outs:
-                if type(o) is JVPTracer and o._trace is jt:
-                    ps.append(o.primal)
-                    ts.append(o.tangent)
-                else:
-                    ps.append(o)
-                    ts.append(None)
+            ps, ts = split_jvp(jt, _run(closed, *ins))
         ts = [(_zeros(aval_of(p)) if t is None else t) for p, t in zip(ps, ts) if is_float(p)]
         return ps + ts
 

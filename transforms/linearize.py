@@ -18,7 +18,7 @@ reverse-mode rules (one recorded pass at zero inputs, reused by every call).
 import numpy as np
 
 from ..core import Tracer, new_trace
-from ..interpreters.jvp import JVPTrace, JVPTracer
+from ..interpreters.jvp import JVPTrace, split_jvp
 from ..interpreters.staging import (ClosedJaxpr, Literal, StagingTrace, StagingTracer,
                                     _type_str, aval_of, check_jaxpr, eval_jaxpr)
 from ..errors import ConcretizationTypeError
@@ -123,14 +123,7 @@ def linearize(fun, *primals):
             args = tree_unflatten(in_tree, [jt.new_arg(x, t) for x, t in zip(vals, tangent_in)])
             out = fun(*args)
             out_flat, out_tree = tree_flatten(out)
-            primals_out, tangents_out = [], []
-            for o in out_flat:
-                if type(o) is JVPTracer and o._trace is jt:
-                    primals_out.append(o.primal)
-                    tangents_out.append(o.tangent)
-                else:
-                    primals_out.append(o)
-                    tangents_out.append(None)
+            primals_out, tangents_out = split_jvp(jt, out_flat)
         tangents_out = [
             np.zeros(np.shape(p), p.dtype if _is_inexact_dtype(p.dtype) else np.float64)
             if t is None else t
