@@ -1,5 +1,5 @@
-"""Linear-algebra primitives: matmul, einsum, inv, solve, det, slogdet,
-cholesky, eigh and svd.
+"""Linear-algebra primitives: matmul, einsum, inv, solve, triangular_solve,
+det, slogdet, cholesky, eigh, svd, qr and eig.
 
 Each block declares one primitive and, right below it, its impl, abstract
 eval, JVP and VJP.  Every rule is written with primitives (``matmul``,
@@ -742,8 +742,8 @@ def _cholesky_jvp(g, ans, a, *, upper):
     # a complex Hermitian A = L L^H the same with conjugate transposes (dA
     # taken Hermitian, as JAX's symmetrized input does).
     low = _adjoint(ans) if upper else ans
-    x = solve(low, _herm(g))  # L^-1 dA
-    inner = _adjoint(solve(low, _adjoint(x)))  # L^-1 dA L^-H
+    x = triangular_solve(low, _herm(g), lower=True)  # L^-1 dA
+    inner = _adjoint(triangular_solve(low, _adjoint(x), lower=True))  # L^-1 dA L^-H
     d_low = matmul(low, mul(inner, _phi_mask(low)))
     return _adjoint(d_low) if upper else d_low
 
@@ -756,8 +756,9 @@ def _cholesky_vjp(ct, ans, a, *, upper):
     low = _adjoint(ans) if upper else ans
     ct_low = _adjoint(ct) if upper else ct
     p = mul(matmul(matrix_transpose(low), ct_low), _phi_mask(low))
-    q = solve(matrix_transpose(low), p)  # L^-T P
-    a_bar = matrix_transpose(solve(_adjoint(low), matrix_transpose(q)))  # L^-T P conj(L^-1)
+    q = triangular_solve(low, p, lower=True, trans=1)  # L^-T P
+    a_bar = matrix_transpose(triangular_solve(low, matrix_transpose(q), lower=True, trans=2))
+    # (L^-T P conj(L^-1))
     return _herm(a_bar)
 
 

@@ -294,7 +294,8 @@ def cholesky(a, /, *, upper=False):
     mode (Murray 2016): ``dL = L Phi(L^-1 dA L^-T)``, where ``Phi`` keeps the
     lower triangle and halves the diagonal; reverse mode:
     ``A_bar = sym(L^-T Phi(L^T L_bar) L^-1)``.  The triangular solves are
-    general ``solve`` primitives, so higher derivatives work.
+    ``triangular_solve`` primitives (LAPACK ``trtrs``), so higher
+    derivatives work.
     """
     a = _operand(a)
     check_square(a, "cholesky")
