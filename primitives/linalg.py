@@ -25,11 +25,13 @@ References for the derivative formulas (described in the docstrings below):
   (extended version)": the QR decomposition.
 """
 import math
+import warnings
 
 import numpy as np
 
 from .batching import elementwise_batch_rule, move_bdim
-from .core import Primitive, ShapedArray, defjvp, defvjp, defvjp_variadic, dtype_of, shape_of
+from .core import (Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, defvjp_variadic,
+                   dtype_of, shape_of)
 from .lowering import ArrayOp
 from .elementwise import add, conj, div, eq, imag, mul, neg, real, select, sub
 from .structural import (
@@ -49,6 +51,8 @@ __all__ = [
     "inv",
     "solve",
     "triangular_solve",
+    "lu",
+    "lu_pivots_to_permutation",
     "det",
     "slogdet",
     "cholesky",
@@ -622,6 +626,167 @@ def triangular_solve(a, b, *, lower, trans=0, unit_diagonal=False):
         raise ValueError(f"triangular_solve: trans must be 0, 1 or 2, got {trans!r}")
     return triangular_solve_p.bind(a, b, lower=bool(lower), trans=int(trans),
                                    unit_diagonal=bool(unit_diagonal))
+
+
+# --------------------------------------------------------------------------
+# lu: a (..., n, n) = P L U with partial pivoting (LAPACK getrf); results
+# (lu, pivots, permutation): L's strict lower triangle and U packed in one
+# matrix, LAPACK's 0-based row interchanges (int32), and the permutation
+# perm with a[..., perm, :] = L U (int32)
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def _lu_numpy(a):
+    """``(lu, piv)`` of one square matrix, Doolittle with partial pivoting
+    (Golub and Van Loan, algorithm 3.4.1), one rank-1 update per column."""
+    lu = np.array(a, copy=True)
+    n = lu.shape[0]
+    piv = np.zeros(n, np.int32)
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(lu[k:, k])))
+        piv[k] = p
+        if p != k:
+            lu[[k, p]] = lu[[p, k]]
+        if lu[k, k] != 0:
+            lu[k + 1:, k] /= lu[k, k]
+        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+    return lu, piv
+
+
+def _permutation(piv):
+    perm = np.arange(piv.shape[-1], dtype=np.int32)
+    for i, p in enumerate(piv):
+        perm[i], perm[p] = perm[p], perm[i]
+    return perm
+
+
+@lu_p.def_impl
+def _lu_impl(a):
+    """LAPACK ``getrf`` per matrix via ``scipy.linalg.lu_factor``; without
+    SciPy, the same algorithm in NumPy (one rank-1 update per column).
+    Singular matrices factor (a zero on U's diagonal), as in LAPACK."""
+    a = np.asarray(a)
+    a = a.astype(_linalg_dtype(a.dtype), copy=False)
+    try:
+        from scipy.linalg import lu_factor  # lazy: SciPy is optional (LAPACK getrf)
+    except ImportError:
+        lu_factor = None
+    batch, n = a.shape[:-2], a.shape[-1]
+    lu = np.empty(a.shape, a.dtype)
+    piv = np.empty(batch + (n,), np.int32)
+    perm = np.empty(batch + (n,), np.int32)
+    for idx in np.ndindex(batch):
+        if lu_factor is None:
+            lu[idx], piv[idx] = _lu_numpy(a[idx])
+        else:
+            with warnings.catch_warnings():  # a singular U is a result, not an error
+                warnings.simplefilter("ignore", category=RuntimeWarning)
+                lu[idx], piv[idx] = lu_factor(a[idx], check_finite=False)
+        perm[idx] = _permutation(piv[idx])
+    return [lu, piv, perm]
+
+
+@lu_p.def_abstract_eval
+def _lu_aval(a):
+    check_square(a, "lu")
+    ints = ShapedArray(a.shape[:-1], np.dtype(np.int32))
+    return [ShapedArray(a.shape, _linalg_dtype(a.dtype)), ints, ints]
+
+
+def _lu_parts(lu):
+    """``(L, U)`` from the packed factor: unit lower and upper triangles."""
+    n = shape_of(lu)[-1]
+    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
+    return add(mul(lu, strict), _eye(lu)), mul(lu, np.triu(np.ones((n, n))).astype(dtype_of(lu)))
+
+
+def _permutation_matrix_t(perm, dtype):
+    """``P^T`` (``(P^T x)[i] = x[perm[i]]``) as a matrix, from primitives."""
+    n = shape_of(perm)[-1]
+    s = shape_of(perm)
+    return convert_element_type(eq(reshape(perm, s + (1,)), np.arange(n, dtype=np.int32)), dtype)
+
+
+# With P^T A = L U and phi = L^-1 P^T dA U^-1: dL = L tril(phi, -1) and
+# dU = triu(phi) U (the standard LU perturbation result, e.g. S. P. Smith,
+# "Differentiation of the Cholesky algorithm", 1995, and JAX's lu rule), so
+# the packed tangent is L tril(phi, -1) + triu(phi) U.  Transposed: with C
+# the packed cotangent, phi_bar = tril(L^T C, -1) + triu(C U^T) and
+# A_bar = P L^-T phi_bar U^-T.
+def _lu_jvp(primals, tangents):
+    (a,), (g,) = primals, tangents
+    lu, piv, perm = lu_p.bind(a)
+    low, up = _lu_parts(lu)
+    n = shape_of(lu)[-1]
+    x = matmul(_permutation_matrix_t(perm, dtype_of(lu)), convert_element_type(g, dtype_of(lu)))
+    y = triangular_solve(low, x, lower=True, unit_diagonal=True)  # L^-1 P^T dA
+    phi = matrix_transpose(triangular_solve(up, matrix_transpose(y), lower=False, trans=1))
+    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
+    upper = np.triu(np.ones((n, n))).astype(dtype_of(lu))
+    d_lu = add(matmul(low, mul(phi, strict)), matmul(mul(phi, upper), up))
+    return [lu, piv, perm], [d_lu, None, None]
+
+
+def _lu_vjp(ct, ans, a):
+    c = ct[0]
+    if c is None:
+        return None
+    lu, _, perm = ans
+    low, up = _lu_parts(lu)
+    n = shape_of(lu)[-1]
+    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
+    upper = np.triu(np.ones((n, n))).astype(dtype_of(lu))
+    phi_bar = add(mul(matmul(matrix_transpose(low), mul(c, strict)), strict),
+                  mul(matmul(mul(c, upper), matrix_transpose(up)), upper))
+    z = triangular_solve(up, matrix_transpose(phi_bar), lower=False)  # U^-1 phi_bar^T
+    w = triangular_solve(low, matrix_transpose(z), lower=True, trans=1, unit_diagonal=True)
+    return matmul(matrix_transpose(_permutation_matrix_t(perm, dtype_of(lu))), w)  # P L^-T ...
+
+
+lu_p.jvp = _lu_jvp
+defvjp(lu_p, _lu_vjp)
+lu_p.batch = _stack_batch_rule(lu_p)
+
+
+# lu_pivots_to_permutation: LAPACK's 0-based row interchanges (..., k) -> the
+# permutation (..., n) they apply (integers: no derivative)
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
+@lu_pivots_to_permutation_p.def_impl
+def _lu_pivots_to_permutation_impl(pivots, *, size):
+    pivots = np.asarray(pivots)
+    perm = np.empty(pivots.shape[:-1] + (size,), np.int32)
+    for idx in np.ndindex(pivots.shape[:-1]):
+        perm[idx] = np.arange(size, dtype=np.int32)
+        for i, p in enumerate(pivots[idx]):
+            if not 0 <= p < size:
+                raise ValueError(f"lu_pivots_to_permutation: pivot {p} out of range [0, {size})")
+            perm[idx][i], perm[idx][p] = perm[idx][p], perm[idx][i]
+    return perm
+
+
+@lu_pivots_to_permutation_p.def_abstract_eval
+def _lu_pivots_to_permutation_aval(pivots, *, size):
+    if np.dtype(pivots.dtype).kind not in "iu" or len(pivots.shape) < 1 or pivots.shape[-1] > size:
+        raise ValueError(f"lu_pivots_to_permutation: pivots must be integers (..., k) with "
+                         f"k <= {size}, got {pivots.dtype} {tuple(pivots.shape)}")
+    return ShapedArray(tuple(pivots.shape[:-1]) + (size,), np.dtype(np.int32))
+
+
+def_nondifferentiable(lu_pivots_to_permutation_p)
+lu_pivots_to_permutation_p.batch = _stack_batch_rule(lu_pivots_to_permutation_p)
+
+
+def lu_pivots_to_permutation(pivots, size):
+    """The permutation ``(..., size)`` that the row interchanges ``pivots`` apply."""
+    return lu_pivots_to_permutation_p.bind(pivots, size=int(size))
+
+
+def lu(a):
+    """``[lu, pivots, permutation]`` of a stack of square matrices: ``P^T a =
+    L U`` with ``a[..., perm, :] = L @ U`` (see ``lu_p``)."""
+    return lu_p.bind(a)
 
 
 # --------------------------------------------------------------------------

@@ -627,6 +627,11 @@ row("scipy.linalg.solve", "sym-lower", lambda ns, a, b: ns.scipy_linalg.solve(
     0.5 * (a + a.T), b, assume_a="sym", lower=True), A((wellcond, (3, 3)), (normal, (3,))), **_sla)
 row("scipy.linalg.eigh", "generalized-eigvals", lambda ns, a, b: ns.scipy_linalg.eigh(
     0.5 * (a + a.T), 0.5 * (b + b.T), eigvals_only=True), A((sym_distinct, (3, 3)), (spd, (3, 3))), **_sla)
+row("scipy.linalg.lu_factor", "", lambda ns, a: ns.scipy_linalg.lu_factor(a)[0], A((normal, (3, 3))),
+    **_sla)
+row("scipy.linalg.lu_solve", "", lambda ns, a, b: ns.scipy_linalg.lu_solve(ns.scipy_linalg.lu_factor(a), b),
+    A((wellcond, (3, 3)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.lu", "", lambda ns, a: ns.scipy_linalg.lu(a)[1:], A((normal, (3, 3))), **_sla)
 row("scipy.linalg.toeplitz", "", lambda ns, c, r: ns.scipy_linalg.toeplitz(c, r),
     A((normal, (3,)), (normal, (4,))), **_sla)
 row("scipy.linalg.block_diag", "", lambda ns, a, b, c: ns.scipy_linalg.block_diag(a, b, c),

@@ -256,3 +256,71 @@ def test_gp_likelihood_gradient_under_jit_and_vmap():
     ps = p + 0.1 * rng.standard_normal((3, 3))
     np.testing.assert_allclose(tg.vmap(tg.grad(_gp_nll), in_axes=(0, None, None))(ps, x, y),
                                np.stack([tg.grad(_gp_nll)(q, x, y) for q in ps]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_lu_factor_lu_solve_and_lu_match_scipy(dtype):
+    rng = _rng(12)
+    a = (rng.standard_normal((5, 5)) + (1j * rng.standard_normal((5, 5)) if dtype == np.complex128
+                                         else 0)).astype(dtype)
+    b = rng.standard_normal((5, 2)).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    lu, piv = tsl.lu_factor(a)
+    LU, PIV = sl.lu_factor(a)
+    assert lu.dtype == LU.dtype and piv.dtype == np.int32
+    np.testing.assert_array_equal(piv, PIV)
+    np.testing.assert_allclose(lu, LU, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(tsl.lu_solve((lu, piv), b, trans="T"),
+                                  tsl.lu_solve((lu, piv), b, trans=1))
+    for trans in (0, 1, 2):
+        for rhs in (b, b[:, 0]):
+            np.testing.assert_allclose(tsl.lu_solve((lu, piv), rhs, trans=trans),
+                                       sl.lu_solve((LU, PIV), rhs, trans=trans), rtol=tol, atol=tol)
+    for got, want in zip(tsl.lu(a), sl.lu(a)):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    for got, want in zip(tsl.lu(a, permute_l=True), sl.lu(a, permute_l=True)):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    p, low, up = tsl.lu(a, p_indices=True)
+    np.testing.assert_array_equal(p, sl.lu(a, p_indices=True)[0])
+    np.testing.assert_allclose(low[p] @ up, a, rtol=tol, atol=tol)
+
+
+def test_lu_without_scipy_and_singular():
+    rng = _rng(13)
+    a = rng.standard_normal((3, 4, 4))
+    want = tsl.lu_factor(a)
+    mods = dict(sys.modules)
+    try:
+        sys.modules["scipy.linalg"] = None
+        got = tsl.lu_factor(a)
+    finally:
+        sys.modules.clear()
+        sys.modules.update(mods)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(got[1], want[1])
+    lu, piv = tsl.lu_factor(np.ones((3, 3)))  # singular: factors, U has zeros on its diagonal
+    assert np.diag(lu)[1:].tolist() == [0.0, 0.0]
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        tsl.lu_factor(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="pair"):
+        tsl.lu_solve(np.eye(2), np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_lu_derivatives(dtype):
+    rng = _rng(14)
+    a = _wellcond(rng, 4, 4, dtype=dtype) - 3.0 * np.eye(4)  # pivoting happens
+    b = _wellcond(rng, 4, 2, dtype=dtype)
+    check_grads(lambda a: tsl.lu_factor(a)[0], (a,), order=2, modes=("fwd", "rev"))
+    check_grads(lambda a, b: tsl.lu_solve(tsl.lu_factor(a), b), (a, b), order=2, modes=("fwd", "rev"))
+    check_grads(lambda a, b: tsl.lu_solve(tsl.lu_factor(a), b, trans=2), (a, b), order=1,
+                modes=("fwd", "rev"))
+    check_grads(lambda a: tsl.lu(a)[1:], (a,), order=2, modes=("fwd", "rev"))
+    # under jit and vmap
+    f = lambda a, b: tsl.lu_solve(tsl.lu_factor(a), b)  # noqa: E731
+    np.testing.assert_allclose(tg.jit(f)(a, b), np.linalg.solve(a, b), rtol=1e-12)
+    stack = np.stack([a, a.T])
+    np.testing.assert_allclose(tg.vmap(f, in_axes=(0, None))(stack, b),
+                               np.linalg.solve(stack, b), rtol=1e-12)
+    g = tg.grad(lambda a: tnp.sum(tnp.abs(f(a, b)) ** 2))
+    np.testing.assert_allclose(tg.jit(g)(a), g(a), rtol=1e-10)

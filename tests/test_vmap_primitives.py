@@ -485,6 +485,19 @@ case(
     V([wellcond(2, 3, 3), real(3, 1)], {"lower": False, "trans": 1, "unit_diagonal": True}, **_la),
     V([wellcond(3, 3), real(2, 3, 2)], {"lower": True, "trans": 2, "unit_diagonal": False}, **_la),
 )
+case("lu", V([real(3, 3)], {}, **_la), V([wellcond(2, 3, 3)], {}, **_la))
+
+
+def pivots(*shape):
+    """Valid LAPACK row interchanges: entry i in [i, n) (n = shape[-1] + 1)."""
+    n = shape[-1]
+    return lambda r, dt, prev: np.stack(
+        [r.integers(np.arange(n), n + 1) for _ in range(int(np.prod(shape[:-1])))]
+    ).reshape(shape).astype(dt)
+
+
+case("lu_pivots_to_permutation", V([pivots(4)], {"size": 5}, (I64,)),
+     V([pivots(2, 3)], {"size": 4}, (I64,)))
 case("det", V([wellcond(3, 3)], {}, **_la), V([real(2, 2, 2)], {}, **_la))
 case("slogdet", V([real(3, 3)], {}, **_la), V([wellcond(2, 2, 2)], {}, **_la))
 case(

@@ -1,11 +1,12 @@
 """``tracegrad.scipy.linalg``: SciPy's ``scipy.linalg`` signatures, differentiable.
 
 What is here (issue 11, in progress): ``solve_triangular``, ``cholesky``,
-``cho_factor``, ``cho_solve``, ``solve`` (``assume_a`` general, symmetric,
+``cho_factor``, ``cho_solve``, ``lu``, ``lu_factor``, ``lu_solve``, ``solve`` (``assume_a`` general, symmetric,
 Hermitian, positive definite, triangular, diagonal), ``inv``, ``det``,
 ``svd``, ``qr``, ``eigh`` (standard and generalized), ``block_diag`` and
-``toeplitz``.  Not yet: ``lu``/``lu_factor``/``lu_solve``, ``expm`` and its
-Frechet derivative, ``sqrtm``, ``logm``, ``schur``, ``eigh_tridiagonal``.
+``toeplitz``.  Not yet: ``expm`` and its
+Frechet derivative, ``sqrtm``, ``logm``, ``schur``, ``eigh_tridiagonal``,
+and the LU of non-square matrices.
 
 Every function works on arrays and tracers, so ``grad``, ``jvp``, ``vmap``
 and ``jit`` apply to any order.  The factorizations and solves accept stacks
@@ -32,7 +33,7 @@ from ..primitives.linalg import check_square
 
 __all__ = [
     "solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve", "inv", "det",
-    "svd", "qr", "eigh", "block_diag", "toeplitz",
+    "svd", "qr", "eigh", "block_diag", "toeplitz", "lu", "lu_factor", "lu_solve",
 ]
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
@@ -414,3 +415,131 @@ def toeplitz(c, r=None):
     vals = tnp.concatenate([c[::-1], r[1:]])  # vals[m - 1 - i + j]
     index = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
     return vals[index]
+
+
+def _square_lu(a, name):
+    a = _float(a)
+    check_square(a, name)
+    return ops.lu(a)
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, piv)``: the LU factorization of a square matrix for :func:`lu_solve`.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, M)``
+
+    Returns
+    -------
+    lu : array or tracer, shape ``(..., M, M)``
+        ``U`` in the upper triangle, ``L``'s strict lower triangle below it
+        (``L`` has a unit diagonal).
+    piv : int32 array, shape ``(..., M)``
+        LAPACK's 0-based row interchanges: row ``i`` was swapped with row
+        ``piv[i]``.
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` is not square (non-square LU is not available yet).
+
+    Notes
+    -----
+    LAPACK ``getrf`` (partial pivoting); a singular ``a`` factors with a
+    zero on ``U``'s diagonal (SciPy warns; here nothing is raised), and
+    :func:`lu_solve` then gives ``inf``/``nan``.  Derivative of ``lu`` (piv
+    is piecewise constant): with ``P^T A = L U`` and ``phi = L^-1 P^T dA
+    U^-1``, ``dL = L tril(phi, -1)`` and ``dU = triu(phi) U``.
+    """
+    lu, piv, _ = _square_lu(a, "lu_factor")
+    return lu, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` (``a^T``, ``a^H`` with ``trans`` 1, 2) given
+    ``(lu, piv) = lu_factor(a)``.
+
+    Parameters
+    ----------
+    lu_and_piv : tuple ``(lu, piv)``
+    b : array_like or tracer, shape ``(M,)`` or ``(..., M, K)``
+    trans : {0, 1, 2, 'N', 'T', 'C'}
+
+    Returns
+    -------
+    array or tracer shaped like ``b`` (broadcast against ``lu``).
+
+    Notes
+    -----
+    ``x = U^-1 L^-1 P^T b`` by two triangular solves (``trans=0``); for
+    ``trans`` 1/2, ``x = P L^-T U^-T b`` (conjugated for 2).  Differentiable
+    in ``lu`` (through its triangles) and ``b``.
+    """
+    if not isinstance(lu_and_piv, (tuple, list)) or len(lu_and_piv) != 2:
+        raise TypeError("lu_solve: pass the pair (lu, piv) that lu_factor returns, "
+                        f"not {type(lu_and_piv).__name__}")
+    if trans not in _TRANS:
+        raise ValueError(f"lu_solve: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    lu, piv = lu_and_piv
+    lu, b = _float(lu), _float(b)
+    check_square(lu, "lu_solve")
+    cols, vector = _as_columns(lu, b, "lu_solve")
+    m = lu.shape[-1]
+    p_t = (ops.lu_pivots_to_permutation(tnp.asarray(piv), m)[..., :, None]
+           == np.arange(m, dtype=np.int32)).astype(lu.dtype)  # P^T
+    t = _TRANS[trans]
+    if t == 0:
+        y = ops.triangular_solve(lu, p_t @ cols, lower=True, unit_diagonal=True)
+        x = ops.triangular_solve(lu, y, lower=False)
+    else:
+        y = ops.triangular_solve(lu, cols, lower=False, trans=t)
+        x = tnp.swapaxes(p_t, -1, -2) @ ops.triangular_solve(lu, y, lower=True, trans=t,
+                                                              unit_diagonal=True)
+    return tnp.reshape(x, x.shape[:-1]) if vector else x
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """LU decomposition with partial pivoting, ``a = P @ L @ U``.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(..., M, M)``
+    permute_l : bool
+        Return ``(P @ L, U)``.
+    p_indices : bool
+        Return the permutation as row indices ``p`` (int32) with
+        ``a == L[p] @ U`` instead of the matrix ``P``.
+
+    Returns
+    -------
+    (P, L, U), (p, L, U) or (PL, U)
+        ``L`` unit lower triangular, ``U`` upper triangular; ``P`` a
+        permutation matrix of ``a``'s dtype.
+
+    Raises
+    ------
+    LinAlgError
+        If ``a`` is not square (non-square LU is not available yet).
+
+    Notes
+    -----
+    See :func:`lu_factor` for the derivative.
+    """
+    packed, _, perm = _square_lu(a, "lu")
+    m = packed.shape[-1]
+    low = tnp.tril(packed, -1) + np.eye(m, dtype=packed.dtype)
+    up = tnp.triu(packed)
+    # P^T a = L U with (P^T a)[i] = a[perm[i]], so P[perm[i], i] = 1
+    p = (perm[..., None, :] == np.arange(m, dtype=np.int32)[:, None]).astype(packed.dtype)
+    if permute_l:
+        return p @ low, up
+    if p_indices:
+        return _inverse_permutation(perm), low, up
+    return p, low, up
+
+
+def _inverse_permutation(perm):
+    """``inv`` with ``inv[perm[i]] = i`` (int32)."""
+    m = perm.shape[-1]
+    return tnp.argmax(perm[..., None, :] == np.arange(m, dtype=np.int32)[:, None], axis=-1).astype(np.int32)
