@@ -53,6 +53,8 @@ __all__ = [
     "triangular_solve",
     "lu",
     "lu_pivots_to_permutation",
+    "expm",
+    "expm_frechet_block",
     "det",
     "slogdet",
     "cholesky",
@@ -787,6 +789,95 @@ def lu(a):
     """``[lu, pivots, permutation]`` of a stack of square matrices: ``P^T a =
     L U`` with ``a[..., perm, :] = L @ U`` (see ``lu_p``)."""
     return lu_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# expm: the matrix exponential of a stack of square matrices
+expm_p = Primitive("expm")
+
+# Pade [13/13] coefficients of exp (Higham 2005, "The scaling and squaring
+# method for the matrix exponential revisited", table 10.4 of Higham's
+# "Functions of Matrices", 2008) and the 1-norm bound theta_13 below which
+# the unscaled approximant is accurate to unit roundoff in double precision.
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0,
+           1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def _expm_pade13(a):
+    """``exp(a)`` of one matrix: scaling by 2**-s until ``|a|_1 <= theta_13``,
+    the [13/13] Pade approximant, then s squarings (Higham 2005)."""
+    norm = np.linalg.norm(a, 1) if a.size else 0.0
+    s = max(0, int(np.ceil(np.log2(norm / _THETA13)))) if np.isfinite(norm) and norm > 0 else 0
+    a = a / 2.0 ** s
+    b = _PADE13
+    eye = np.eye(a.shape[-1], dtype=a.dtype)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * eye)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = np.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return r
+
+
+@expm_p.def_impl
+def _expm_impl(a):
+    """``scipy.linalg.expm`` (Al-Mohy and Higham 2009, scaling and squaring
+    with Pade approximants chosen by the norm); without SciPy, the [13/13]
+    Pade approximant with scaling and squaring (Higham 2005) in NumPy."""
+    a = np.asarray(a)
+    a = a.astype(_linalg_dtype(a.dtype), copy=False)
+    try:
+        from scipy.linalg import expm  # lazy: SciPy is optional
+    except ImportError:
+        out = np.empty(a.shape, a.dtype)
+        for idx in np.ndindex(a.shape[:-2]):
+            out[idx] = _expm_pade13(a[idx])
+        return out
+    return np.asarray(expm(a), dtype=a.dtype)
+
+
+@expm_p.def_abstract_eval
+def _expm_aval(a):
+    check_square(a, "expm")
+    return ShapedArray(a.shape, _linalg_dtype(a.dtype))
+
+
+def expm_frechet_block(a, e):
+    """``(exp(a), L(a, e))`` for ``a`` and ``e`` of one shape ``(..., n, n)``:
+    ``L(a, e)`` is the Frechet derivative of exp at ``a`` in the direction
+    ``e``, the upper-right block of the exponential of ``[[a, e], [0, a]]``
+    (Higham, "Functions of Matrices", 2008, theorem 3.6).  Written with
+    primitives, so it differentiates again."""
+    shape = shape_of(a)
+    n, nd = shape[-1], len(shape)
+    if dtype_of(e) != dtype_of(a):
+        e = convert_element_type(e, dtype_of(a))
+    top = concatenate([a, e], nd - 1)
+    bottom = concatenate([mul(a, 0.0), a], nd - 1)
+    big = expm(concatenate([top, bottom], nd - 2))
+    starts = (0,) * (nd - 2)
+    ex = slice(big, starts + (0, 0), shape)
+    frechet = slice(big, starts + (0, n), shape[:-1] + (2 * n,))
+    return ex, frechet
+
+
+# d exp(A) = L(A, dA).  With L(A, E) = int_0^1 e^{sA} E e^{(1-s)A} ds, the
+# transpose of E -> L(A, E) is C -> L(A^T, C) (for complex A too: the
+# bilinear sum(C * L(A, E)), no conjugation).
+defjvp(expm_p, lambda g, ans, a: expm_frechet_block(a, g)[1])
+defvjp(expm_p, lambda ct, ans, a: expm_frechet_block(matrix_transpose(a), ct)[1])
+expm_p.batch = _stack_batch_rule(expm_p)
+
+
+def expm(a):
+    """Matrix exponential of a stack of square matrices ``(..., n, n)``."""
+    return expm_p.bind(a)
 
 
 # --------------------------------------------------------------------------

@@ -632,6 +632,9 @@ row("scipy.linalg.lu_factor", "", lambda ns, a: ns.scipy_linalg.lu_factor(a)[0],
 row("scipy.linalg.lu_solve", "", lambda ns, a, b: ns.scipy_linalg.lu_solve(ns.scipy_linalg.lu_factor(a), b),
     A((wellcond, (3, 3)), (normal, (3, 2))), **_sla)
 row("scipy.linalg.lu", "", lambda ns, a: ns.scipy_linalg.lu(a)[1:], A((normal, (3, 3))), **_sla)
+row("scipy.linalg.expm", "", lambda ns, a: ns.scipy_linalg.expm(a), A((normal, (3, 3))), **_sla)
+row("scipy.linalg.expm_frechet", "", lambda ns, a, e: ns.scipy_linalg.expm_frechet(a, e, compute_expm=False),
+    A((normal, (3, 3)), (normal, (3, 3))), **_sla)
 row("scipy.linalg.toeplitz", "", lambda ns, c, r: ns.scipy_linalg.toeplitz(c, r),
     A((normal, (3,)), (normal, (4,))), **_sla)
 row("scipy.linalg.block_diag", "", lambda ns, a, b, c: ns.scipy_linalg.block_diag(a, b, c),

@@ -324,3 +324,46 @@ def test_lu_derivatives(dtype):
                                np.linalg.solve(stack, b), rtol=1e-12)
     g = tg.grad(lambda a: tnp.sum(tnp.abs(f(a, b)) ** 2))
     np.testing.assert_allclose(tg.jit(g)(a), g(a), rtol=1e-10)
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-3, 1.0, 8.0])
+def test_expm_and_frechet_match_scipy(scale):
+    rng = _rng(15)
+    a, e = scale * rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    np.testing.assert_allclose(tsl.expm(a), sl.expm(a), rtol=1e-13, atol=1e-15)
+    ex, frechet = tsl.expm_frechet(a, e)
+    EX, FR = sl.expm_frechet(a, e)
+    np.testing.assert_allclose(ex, EX, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(frechet, FR, rtol=1e-10, atol=1e-12 * np.abs(FR).max())
+    np.testing.assert_allclose(tsl.expm_frechet(a, e, compute_expm=False), frechet)
+    if scale:
+        # the JVP is the Frechet derivative; the VJP its transpose
+        np.testing.assert_allclose(tg.jvp(tsl.expm, (a,), (e,))[1], FR, rtol=1e-10,
+                                   atol=1e-12 * np.abs(FR).max())
+        np.testing.assert_allclose(tg.vjp(tsl.expm, a)[1](e)[0], sl.expm_frechet(a.T, e)[1],
+                                   rtol=1e-10, atol=1e-12 * np.abs(FR).max())
+
+
+def test_expm_values_without_scipy_and_derivatives():
+    rng = _rng(16)
+    a = rng.standard_normal((2, 4, 4))
+    want = sl.expm(a)
+    mods = dict(sys.modules)
+    try:
+        sys.modules["scipy.linalg"] = None
+        got = tsl.expm(a)  # scaling and squaring with the [13/13] Pade approximant
+    finally:
+        sys.modules.clear()
+        sys.modules.update(mods)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    np.testing.assert_array_equal(tsl.expm(np.zeros((3, 3))), np.eye(3))
+    np.testing.assert_allclose(tsl.expm(np.diag([1.0, -2.0])), np.diag(np.exp([1.0, -2.0])), rtol=1e-15)
+    check_grads(tsl.expm, (a[0],), order=2, modes=("fwd", "rev"))
+    check_grads(tsl.expm, (a[0] + 0.5j * a[1],), order=2, modes=("fwd", "rev"))
+    f = lambda m: tnp.sum(tsl.expm(m) ** 2)  # noqa: E731
+    np.testing.assert_allclose(tg.jit(tg.grad(f))(a), tg.grad(f)(a), rtol=1e-10)
+    np.testing.assert_allclose(tg.vmap(tsl.expm)(a), want, rtol=1e-13)
+    with pytest.raises(ValueError, match="same shape"):
+        tsl.expm_frechet(a[0], a[0][:3, :3])
+    with pytest.raises(ValueError, match="method"):
+        tsl.expm_frechet(a[0], a[1], method="Pade")

@@ -486,6 +486,7 @@ case(
     V([wellcond(3, 3), real(2, 3, 2)], {"lower": True, "trans": 2, "unit_diagonal": False}, **_la),
 )
 case("lu", V([real(3, 3)], {}, **_la), V([wellcond(2, 3, 3)], {}, **_la))
+case("expm", V([real(3, 3)], {}, **_la), V([real(2, 2, 2)], {}, **_la))
 
 
 def pivots(*shape):

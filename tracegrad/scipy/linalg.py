@@ -1,11 +1,11 @@
 """``tracegrad.scipy.linalg``: SciPy's ``scipy.linalg`` signatures, differentiable.
 
 What is here (issue 11, in progress): ``solve_triangular``, ``cholesky``,
-``cho_factor``, ``cho_solve``, ``lu``, ``lu_factor``, ``lu_solve``, ``solve`` (``assume_a`` general, symmetric,
+``cho_factor``, ``cho_solve``, ``lu``, ``lu_factor``, ``lu_solve``, ``expm``,
+``expm_frechet``, ``solve`` (``assume_a`` general, symmetric,
 Hermitian, positive definite, triangular, diagonal), ``inv``, ``det``,
 ``svd``, ``qr``, ``eigh`` (standard and generalized), ``block_diag`` and
-``toeplitz``.  Not yet: ``expm`` and its
-Frechet derivative, ``sqrtm``, ``logm``, ``schur``, ``eigh_tridiagonal``,
+``toeplitz``.  Not yet: ``sqrtm``, ``logm``, ``schur``, ``eigh_tridiagonal``,
 and the LU of non-square matrices.
 
 Every function works on arrays and tracers, so ``grad``, ``jvp``, ``vmap``
@@ -34,6 +34,7 @@ from ..primitives.linalg import check_square
 __all__ = [
     "solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve", "inv", "det",
     "svd", "qr", "eigh", "block_diag", "toeplitz", "lu", "lu_factor", "lu_solve",
+    "expm", "expm_frechet",
 ]
 
 _TRANS = {0: 0, 1: 1, 2: 2, "N": 0, "T": 1, "C": 2}
@@ -543,3 +544,62 @@ def _inverse_permutation(perm):
     """``inv`` with ``inv[perm[i]] = i`` (int32)."""
     m = perm.shape[-1]
     return tnp.argmax(perm[..., None, :] == np.arange(m, dtype=np.int32)[:, None], axis=-1).astype(np.int32)
+
+
+def expm(A):
+    """Matrix exponential ``exp(A)`` of a square matrix (or stack).
+
+    Parameters
+    ----------
+    A : array_like or tracer, shape ``(..., M, M)``
+
+    Returns
+    -------
+    array or tracer, shape ``(..., M, M)``, ``A``'s inexact dtype.
+
+    Raises
+    ------
+    LinAlgError
+        If ``A`` is not square.
+
+    Notes
+    -----
+    Values: ``scipy.linalg.expm`` (Al-Mohy and Higham 2009) when SciPy is
+    installed, else scaling and squaring with the [13/13] Pade approximant
+    (Higham 2005).  Derivative: the Frechet derivative ``L(A, dA)`` (see
+    :func:`expm_frechet`); the gradient is ``L(A^T, G)``.  Both are
+    exponentials of a ``2M x 2M`` block matrix, so every order works.
+    """
+    A = _float(A)
+    check_square(A, "expm")
+    return ops.expm(A)
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """Frechet derivative of the matrix exponential at ``A`` in direction ``E``.
+
+    Parameters
+    ----------
+    A, E : array_like or tracer, shape ``(..., M, M)``
+    method : {None, 'blockEnlarge'}
+        Only the block method is available: ``L(A, E)`` is the upper-right
+        block of ``expm([[A, E], [0, A]])`` (Higham, "Functions of
+        Matrices", 2008, theorem 3.6); SciPy's default ``'SPS'`` is accepted
+        and computed the same way.
+    compute_expm : bool
+        Return ``(expm(A), L(A, E))`` (default) or only ``L(A, E)``.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` and ``E`` differ in shape, or for another ``method``.
+    """
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"expm_frechet: method must be None, 'SPS' or 'blockEnlarge', got {method!r}")
+    A, E = _float(A), _float(E)
+    check_square(A, "expm_frechet")
+    if A.shape != E.shape:
+        raise ValueError(f"expm_frechet: A {A.shape} and E {E.shape} must have the same shape")
+    dtype = np.result_type(A.dtype, E.dtype)
+    ex, frechet = ops.expm_frechet_block(A.astype(dtype), E.astype(dtype))
+    return (ex, frechet) if compute_expm else frechet
