@@ -7,6 +7,13 @@ primitives of :mod:`tracegrad.primitives.special` (whose kernels cite their
 methods) or compositions of primitives, with ``where`` guarding both sides
 of each branch so no NaN leaks into a derivative.
 
+>>> import tracegrad as tg
+>>> from tracegrad.scipy.special import gammaln, log_ndtr
+>>> float(tg.grad(gammaln)(1.0))  # digamma(1) = -Euler's gamma
+-0.5772156649015329
+>>> float(log_ndtr(-40.0))  # Phi(-40) underflows; its log does not
+-804.6084420137538
+
 Part of issue 11 (in progress): this module has the functions below; the
 rest of ``scipy.special`` (``gammainc``, ``betainc``, Bessel functions,
 ``zeta``, ...) is not written yet.
@@ -42,6 +49,18 @@ def _real(x, name):
     if kind != "f":
         x = ops.convert_element_type(x, np.float64)
     return x
+
+
+def _reals(name, *values):
+    """Each of ``values`` as a float array or tracer; Python scalars take the
+    float dtype of the array operands (as NumPy 2 treats them: a float32
+    array with the default ``loc=0.0`` stays float32), float64 if none is
+    an array."""
+    is_scalar = [isinstance(v, (bool, int, float)) for v in values]
+    arrays = [_real(v, name) if not s else None for v, s in zip(values, is_scalar)]
+    dtype = np.result_type(*[a.dtype for a in arrays if a is not None], np.float16) \
+        if not all(is_scalar) else np.dtype(np.float64)
+    return tuple(np.asarray(v, dtype) if s else a for v, s, a in zip(values, is_scalar, arrays))
 
 
 # --------------------------------------------------------------------------
@@ -370,7 +389,7 @@ def betaln(a, b):
     large ``lgamma`` terms cancel exactly (DiDonato and Morris, ACM TOMS
     18, 1992); SciPy's ``betaln`` loses up to 7 digits there.
     """
-    return ops.betaln(_real(a, "betaln"), _real(b, "betaln"))
+    return ops.betaln(*_reals("betaln", a, b))
 
 
 def _gamma_sign(x):
@@ -400,7 +419,7 @@ def beta(a, b):
     TypeError
         If an operand is complex.
     """
-    a, b = _real(a, "beta"), _real(b, "beta")
+    a, b = _reals("beta", a, b)
     sign = ops.mul(ops.mul(_gamma_sign(a), _gamma_sign(b)), _gamma_sign(ops.add(a, b)))
     return ops.mul(sign, ops.exp(ops.betaln(a, b)))
 
@@ -462,7 +481,7 @@ def xlogy(x, y):
     TypeError
         If an operand is complex.
     """
-    x, y = _real(x, "xlogy"), _real(y, "xlogy")
+    x, y = _reals("xlogy", x, y)
     # y is replaced by 1 only where x == 0 would meet log(y) = -inf or NaN from y <= 0 or inf
     safe = ops.logical_and(ops.eq(x, 0.0), ops.logical_or(ops.le(y, 0.0), ops.isinf(y)))
     return ops.mul(x, ops.log(ops.select(safe, 1.0, y)))
@@ -487,7 +506,7 @@ def xlog1py(x, y):
     TypeError
         If an operand is complex.
     """
-    x, y = _real(x, "xlog1py"), _real(y, "xlog1py")
+    x, y = _reals("xlog1py", x, y)
     safe = ops.logical_and(ops.eq(x, 0.0), ops.logical_or(ops.le(y, -1.0), ops.isinf(y)))
     return ops.mul(x, ops.log1p(ops.select(safe, 0.0, y)))
 
@@ -564,7 +583,7 @@ def kl_div(x, y):
 def _entropy_terms(x, y, name, finish, at_zero):
     """``finish(x, y, x log(x/y))`` for ``x, y > 0``, ``at_zero(y)`` for
     ``x == 0 <= y``, ``inf`` elsewhere, NaN kept (``rel_entr``, ``kl_div``)."""
-    x, y = _real(x, name), _real(y, name)
+    x, y = _reals(name, x, y)
     both = ops.logical_and(ops.gt(x, 0.0), ops.gt(y, 0.0))
     sx, sy = ops.select(both, x, 1.0), ops.select(both, y, 1.0)
     inside = finish(sx, sy, ops.mul(sx, ops.log(ops.div(sx, sy))))
