@@ -311,6 +311,22 @@ def test_grad_under_jit_and_vmap():
     np.testing.assert_allclose(got[0], want, rtol=1e-12)
 
 
+def test_scipy_ufuncs_dispatch_on_tracers():
+    """``scipy.special``'s own ufuncs called on tracers run tracegrad's version
+    (``__array_ufunc__``), differentiably; without one the error names it.
+    (SciPy's ``polygamma`` and ``logsumexp`` are Python functions converting
+    their inputs with ``np.asarray``, so only the ufuncs can dispatch.)"""
+    x = np.array([0.3, 1.5, 4.0])
+    np.testing.assert_allclose(tg.grad(lambda v: tg.numpy.sum(sp.gammaln(v)))(x), sp.digamma(x),
+                               rtol=1e-14)
+    np.testing.assert_allclose(tg.grad(lambda v: tg.numpy.sum(sp.xlogy(v, v)))(x),
+                               np.log(x) + 1.0, rtol=1e-14)
+    np.testing.assert_allclose(tg.jit(tg.grad(lambda v: tg.numpy.sum(sp.erf(v))))(x),
+                               2 / np.sqrt(np.pi) * np.exp(-x * x), rtol=1e-14)
+    with pytest.raises(TypeError, match="scipy.special.i0e is not supported"):
+        tg.grad(lambda v: tg.numpy.sum(sp.i0e(v)))(x)
+
+
 # --------------------------------------------------------------------------
 # dtypes
 
