@@ -59,6 +59,9 @@ UNARY = [
     ("erfcx", (25, 1e10), 4),
     ("erfcx", (0, 25), 8),      # SciPy's erfcx is ~6 ulp off near 0 (ours: 3)
     ("erfinv", (-0.999, 0.999), 1),
+    ("erfcinv", (1e-300, 2.0), 4),
+    ("loggamma", (1e-300, 1e300), 2),
+    ("gammasgn", (-30, 30), 0),
     ("ndtr", (-1.5, 8), 4),     # (SciPy's lower tail loses x**2/2 ulp: mpmath below)
     ("log_ndtr", (-1e5, -1), 4),
     ("log_ndtr", (-1, 0), 4),
@@ -202,6 +205,10 @@ EDGES = [
     ("erfc", [INF, -INF, 0.0, NAN], [0.0, 2.0, 1.0, NAN]),
     ("erfcx", [INF, -INF, -30.0, 0.0, NAN], [0.0, INF, INF, 1.0, NAN]),
     ("erfinv", [1.0, -1.0, 0.0, 1.5, NAN], [INF, -INF, 0.0, NAN, NAN]),
+    ("erfcinv", [0.0, 1.0, 2.0, -0.1, 2.1, NAN], [INF, 0.0, -INF, NAN, NAN, NAN]),
+    ("loggamma", [-1.5, 0.0, -0.0, INF, -INF, NAN, -2.0], [NAN, INF, INF, INF, NAN, NAN, NAN]),
+    ("gammasgn", [-1.5, 0.0, -0.0, INF, -INF, NAN, -2.0, -0.5],
+     [1.0, 1.0, -1.0, 1.0, NAN, NAN, NAN, -1.0]),
     ("ndtr", [INF, -INF, 0.0, NAN], [1.0, 0.0, 0.5, NAN]),
     ("log_ndtr", [INF, -INF, 0.0, NAN], [0.0, -INF, math.log(0.5), NAN]),
     ("ndtri", [0.0, 1.0, 0.5, -0.1, 1.1, NAN], [-INF, INF, 0.0, NAN, NAN, NAN]),
@@ -255,6 +262,8 @@ GRADS = [
     ("erfc", lambda x: tsp.erfc(x), [_pos(3, -2, 2)]),
     ("erfcx", lambda x: tsp.erfcx(x), [np.array([-1.5, 0.3, 2.0, 30.0])]),
     ("erfinv", lambda x: tsp.erfinv(x), [_pos(3, -0.8, 0.8)]),
+    ("erfcinv", lambda x: tsp.erfcinv(x), [_pos(3, 0.1, 1.9)]),
+    ("loggamma", lambda x: tsp.loggamma(x), [np.array([0.3, 1.5, 4.0])]),
     ("ndtr", lambda x: tsp.ndtr(x), [np.array([-3.0, -0.4, 0.2, 2.5])]),
     ("log_ndtr", lambda x: tsp.log_ndtr(x), [np.array([-40.0, -3.0, -0.5, 0.5, 4.0])]),
     ("ndtri", lambda x: tsp.ndtri(x), [np.array([0.05, 0.2, 0.5, 0.8, 0.95])]),
@@ -330,7 +339,7 @@ def test_scipy_ufuncs_dispatch_on_tracers():
 # --------------------------------------------------------------------------
 # dtypes
 
-F32_CASES = ["erf", "erfc", "erfcx", "erfinv", "ndtr", "log_ndtr", "ndtri", "gammaln", "gamma",
+F32_CASES = ["erf", "erfc", "erfcx", "erfinv", "erfcinv", "loggamma", "ndtr", "log_ndtr", "ndtri", "gammaln", "gamma",
              "digamma", "logit", "expit", "log_expit", "entr", "sinc"]
 
 

@@ -29,8 +29,8 @@ from ..numpy._core import arg
 from ..primitives import ops
 
 __all__ = [
-    "beta", "betaln", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "expit", "gamma",
-    "gammaln", "kl_div", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "beta", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit",
+    "gamma", "gammaln", "gammasgn", "kl_div", "loggamma", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "softmax",
     "xlog1py", "xlogy",
 ]
@@ -160,6 +160,30 @@ def erfinv(y):
         If ``y`` is complex.
     """
     return ops.erf_inv(_real(y, "erfinv"))
+
+
+def erfcinv(y):
+    """The inverse complementary error function, ``erfc(erfcinv(y)) = y`` on ``[0, 2]``.
+
+    Parameters
+    ----------
+    y : array_like or tracer
+        Real, any shape.
+
+    Returns
+    -------
+    array or tracer
+        ``y``'s shape and float dtype: ``-ndtri(y / 2) / sqrt 2`` (``y / 2``
+        is exact, so the tail near ``y = 0`` keeps its relative accuracy);
+        ``inf`` at 0, ``-inf`` at 2, NaN outside ``[0, 2]``.
+
+    Raises
+    ------
+    TypeError
+        If ``y`` is complex.
+    """
+    y = _real(y, "erfcinv")
+    return ops.mul(ops.ndtri(ops.mul(y, 0.5)), -_SQRT1_2)
 
 
 def ndtr(x):
@@ -297,6 +321,61 @@ def gammaln(x):
         If ``x`` is complex.
     """
     return ops.lgamma(_real(x, "gammaln"))
+
+
+def loggamma(x):
+    """The principal branch of ``log(Gamma(x))`` for real ``x``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape.
+
+    Returns
+    -------
+    array or tracer
+        ``gammaln(x)`` for ``x >= 0`` (``inf`` at 0); NaN for ``x < 0``
+        (where ``Gamma`` can be negative; complex inputs are not supported
+        yet), as SciPy's ``loggamma`` of a real array.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    """
+    x = _real(x, "loggamma")
+    negative = ops.lt(x, 0.0)
+    return ops.select(negative, np.nan, ops.lgamma(ops.select(negative, ops.ones_like(x), x)))
+
+
+def gammasgn(x):
+    """The sign of ``Gamma(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape.
+
+    Returns
+    -------
+    array or tracer
+        1 for ``x > 0`` and ``+0``, -1 for ``-0``, ``(-1)**ceil(-x)`` between
+        the negative poles, NaN at the poles, ``-inf`` and NaN; ``x``'s float
+        dtype (derivative 0).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    """
+    x = _real(x, "gammasgn")
+    one = ops.ones_like(x)
+    zero = ops.eq(x, 0.0)
+    # -0 is the zero whose reciprocal is negative
+    negative_zero = ops.logical_and(zero, ops.lt(ops.div(one, ops.select(zero, x, one)), 0.0))
+    pole = ops.logical_and(ops.lt(x, 0.0), ops.eq(x, ops.floor(x)))  # (-inf included)
+    sign = ops.select(negative_zero, ops.neg(one), _gamma_sign(x))
+    return ops.select(ops.logical_or(pole, ops.isnan(x)), np.nan, sign)
 
 
 def digamma(x):
