@@ -62,6 +62,11 @@ CASES = [
     ("poisson", "pmf", (np.array([-1.0, 0.0, 1.5, 3.0, 40.0]), 7.5, 1.0), 1e-13),
     ("bernoulli", "logpmf", (np.array([-1.0, 0.0, 0.5, 1.0, 2.0]), 0.3), 1e-13),
     ("bernoulli", "pmf", (np.array([0.0, 1.0, 2.0, 3.0]), 0.3, 1.0), 1e-13),
+    ("uniform", "logpdf", (X, -1.0, 3.0), 1e-13),
+    ("uniform", "pdf", (X, -1.0, 3.0), 1e-13),
+    ("uniform", "cdf", (X, -1.0, 3.0), 1e-13),
+    ("chi2", "logpdf", (np.abs(X) * 3, 3.5, 0.0, 1.5), 1e-13),
+    ("chi2", "pdf", (np.abs(X), 2.0), 1e-13),
 ]
 
 
@@ -82,6 +87,45 @@ def test_normal_tails():
     assert tst.norm.ppf(0.0) == -np.inf and tst.norm.ppf(1.0) == np.inf
     assert np.isnan(tst.norm.ppf(1.5)) and np.isnan(tst.norm.cdf(np.nan))
     assert tst.norm.cdf(np.inf) == 1.0 and tst.norm.logcdf(-np.inf) == -np.inf
+
+
+def test_multivariate_normal_and_dirichlet_against_scipy():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 3))
+    cov, mean = a @ a.T + 0.5 * np.eye(3), rng.standard_normal(3)
+    x = rng.standard_normal((5, 3)) * 2
+    # (a Cholesky solve and a log-determinant: a few ulp of each term)
+    for pts in (x, x[0], x.reshape(5, 1, 3)):
+        got = tst.multivariate_normal.logpdf(pts, mean, cov)
+        assert np.shape(got) == pts.shape[:-1]  # (SciPy squeezes length-1 axes; JAX does not)
+        np.testing.assert_allclose(np.squeeze(got),
+                                   ss.multivariate_normal.logpdf(pts, mean, cov), rtol=1e-13)
+    np.testing.assert_allclose(tst.multivariate_normal.pdf(x, mean, cov),
+                               ss.multivariate_normal.pdf(x, mean, cov), rtol=1e-13)
+    alpha = np.array([0.7, 2.0, 3.5])
+    pts = rng.dirichlet(alpha, 6).T  # (K, N), SciPy's layout
+    np.testing.assert_allclose(tst.dirichlet.logpdf(pts, alpha), ss.dirichlet.logpdf(pts, alpha),
+                               rtol=1e-13)
+    np.testing.assert_allclose(tst.dirichlet.pdf(pts[:, 0], alpha),
+                               ss.dirichlet.pdf(pts[:, 0], alpha), rtol=1e-13)
+    assert tst.dirichlet.logpdf(np.array([1.2, -0.1, -0.1]), alpha) == -np.inf
+    with pytest.raises(ValueError, match="dirichlet"):
+        tst.dirichlet.logpdf(pts.T, alpha)
+    with pytest.raises(ValueError, match="multivariate_normal"):
+        tst.multivariate_normal.logpdf(x, mean, cov[:2, :2])
+
+
+def test_multivariate_normal_and_dirichlet_grads():
+    rng = np.random.default_rng(4)
+
+    def mvn(x, mean, a):  # cov = a a^T + I: every perturbation of a keeps it SPD
+        return tst.multivariate_normal.logpdf(x, mean, a @ a.T + np.eye(2))
+
+    check_grads(mvn, (rng.standard_normal((3, 2)), rng.standard_normal(2),
+                      rng.standard_normal((2, 2))), order=2, modes=("fwd", "rev"))
+    pts = rng.dirichlet([1.5, 2.0, 3.0], 2).T
+    check_grads(tst.dirichlet.logpdf, (pts, np.array([1.5, 2.0, 3.0])), order=2,
+                modes=("fwd", "rev"))
 
 
 def _pos(shape, lo=0.5, hi=2.0, seed=1):
@@ -115,6 +159,8 @@ GRADS = [
     ("poisson.logpmf", lambda mu: tst.poisson.logpmf(np.array([0.0, 2.0, 5.0]), mu), (_pos(3),)),
     ("bernoulli.logpmf", lambda p: tst.bernoulli.logpmf(np.array([0.0, 1.0, 1.0]), p),
      (_pos(3, 0.2, 0.8),)),
+    ("uniform.logpdf", tst.uniform.logpdf, (_pos(3, 0.2, 0.8), -0.5, _pos(3, 1.5, 2))),
+    ("chi2.logpdf", tst.chi2.logpdf, (_pos(3, 0.5, 3), _pos(3, 1, 4), 0.1, 1.3)),
 ]
 
 

@@ -69,6 +69,7 @@ def exp_of(log_fn, name):
         return ops.exp(log_fn(*args, **kwargs))
 
     fn.__name__ = fn.__qualname__ = name
-    sections = log_fn.__doc__[log_fn.__doc__.index("\n\nParameters"):]
+    doc = inspect.cleandoc(log_fn.__doc__)
+    sections = doc[doc.index("\n\nParameters"):]
     fn.__doc__ = f"``exp({log_fn.__name__}(...))``, with the same arguments." + sections
     return fn
