@@ -102,7 +102,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 @numba.njit(**_EXACT)
 def _psi_near_root(x):
-    """psi(x) for 0.9 <= x <= 2: the Taylor series at the root x0."""
+    """psi(x) for 1 <= x <= 2: the Taylor series at the root x0."""
     t = (x - _PSI_ROOT_HI) - _PSI_ROOT_LO
     acc = 0.0
     for k in range(len(_PSI_ROOT_SERIES) - 1, -1, -1):
