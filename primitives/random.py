@@ -123,6 +123,13 @@ def _erf_inv_impl(x):
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
 _ERF = np.frompyfunc(math.erf, 1, 1)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+# M. Giles' single-precision erfinv(x) = x * P(u) (highest power first):
+# u = w - 2.5 for w = -log(1 - x**2) < 5, else u = sqrt(w) - 3
+# (also the starting point of special's ndtri kernel)
+GILES_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+              0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 # Newton steps from the float32-accurate start (quadratic: two would do; two
 # more cover the extreme tail, where the start is made for float32's range)
 _NEWTON_STEPS = 4
@@ -154,12 +161,8 @@ def erf_inv_numpy(x):
         w = -np.log((1.0 - a) * (1.0 + a))
         c = w < 5.0
         u = np.where(c, w - 2.5, np.sqrt(w) - 3.0)
-        central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-        tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-        p = np.where(c, central[0], tail[0])
-        for k1, k2 in zip(central[1:], tail[1:]):
+        p = np.where(c, GILES_CENTRAL[0], GILES_TAIL[0])
+        for k1, k2 in zip(GILES_CENTRAL[1:], GILES_TAIL[1:]):
             p = np.where(c, k1, k2) + p * u
         y = p * a
         big = a >= 0.5

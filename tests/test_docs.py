@@ -1,7 +1,8 @@
 """Docstrings of the public API: numpydoc sections present, examples correct.
 
 * Every public callable of ``tracegrad``, ``tracegrad.numpy``,
-  ``tracegrad.numpy.linalg``, ``tracegrad.nn``, ``tracegrad.tree_util`` and
+  ``tracegrad.numpy.linalg``, ``tracegrad.nn``, ``tracegrad.scipy.special``,
+  the distributions of ``tracegrad.scipy.stats``, ``tracegrad.tree_util`` and
   ``tracegrad.test_util`` (their ``__all__``; classes, namedtuple result
   types, modules and constants excluded) has a docstring with a
   ``Parameters`` and a ``Returns`` section.
@@ -25,6 +26,8 @@ import tracegrad
 import tracegrad.nn
 import tracegrad.numpy
 import tracegrad.numpy.linalg
+import tracegrad.scipy.special
+import tracegrad.scipy.stats
 import tracegrad.test_util
 import tracegrad.torch.testing
 import tracegrad.torch.viz
@@ -36,6 +39,8 @@ PUBLIC_MODULES = (
     tracegrad.numpy,
     tracegrad.numpy.linalg,
     tracegrad.nn,
+    tracegrad.scipy.special,
+    *(getattr(tracegrad.scipy.stats, _d) for _d in tracegrad.scipy.stats.__all__),
     tracegrad.tree_util,
     tracegrad.test_util,
     tracegrad.viz,

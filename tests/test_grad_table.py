@@ -155,7 +155,19 @@ TNP = _Lazy(
     nn=_Lazy("tracegrad.nn"),
     ops=_Lazy("tracegrad.primitives.ops"),
     scipy_linalg=_Lazy("tracegrad.scipy.linalg"),
+    special=_Lazy("tracegrad.scipy.special"),
 )
+
+
+class _ScipySpecial:
+    """``scipy.special``, imported when a row uses it (the reference of
+    ``tracegrad.scipy.special``'s rows)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        sc = pytest.importorskip("scipy.special")
+        return getattr(sc, name)
 
 
 # NumPy's definitions of functions newer than the oldest supported NumPy (2.1)
@@ -172,6 +184,7 @@ class _NP:
 
     linalg = np.linalg
     nn = _NumpyNN
+    special = _ScipySpecial()
 
     @property
     def scipy_linalg(self):
@@ -659,6 +672,26 @@ row("nn.logsumexp", "", lambda ns, x: ns.nn.logsumexp(x), A((wide, S)))
 row("ops.erf", "", lambda ns, x: ns.ops.erf(x), A((normal, S)),
     numpy_dispatch=False)  # (NumPy has no erf ufunc for the reference to dispatch)
 row("ops.erf_inv", "", lambda ns, x: ns.ops.erf_inv(x), A((unit, S)), numpy_dispatch=False)
+
+
+def prob(rng, shape):
+    return rng.uniform(0.1, 0.9, shape)
+
+
+# tracegrad.scipy.special (one row per primitive of primitives/special.py and a
+# few compositions); the references are SciPy's own functions
+for _name, _dom in [("erfc", normal), ("erfcx", normal), ("ndtr", wide), ("log_ndtr", wide),
+                    ("ndtri", prob), ("gammaln", pos), ("gamma", pos), ("digamma", pos),
+                    ("logit", prob), ("entr", pos)]:
+    row(f"special.{_name}", "", lambda ns, x, _n=_name: getattr(ns.special, _n)(x), A((_dom, S)),
+        numpy_dispatch=False)
+row("special.polygamma", "n=1", lambda ns, x: ns.special.polygamma(1, x), A((pos, S)),
+    numpy_dispatch=False)
+for _name in ("betaln", "xlogy", "rel_entr"):
+    for _sx, _sy in (((2, 3), (2, 3)), ((3, 1), (1, 4))):
+        row(f"special.{_name}", "" if _sx == _sy else "(3,1)x(1,4)",
+            lambda ns, x, y, _n=_name: getattr(ns.special, _n)(x, y), A((pos, _sx), (pos, _sy)),
+            numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

@@ -18,7 +18,7 @@ import tracegrad.numpy as tnp
 from tracegrad.primitives import ops
 
 PRIMITIVE_MODULES = ["structural", "elementwise", "elementwise_fused", "reductions", "indexing", "linalg",
-                     "fft", "nn", "random"]
+                     "fft", "nn", "random", "special"]
 NUMPY_MODULES = [
     "_core", "_elementwise", "_reductions", "_shape", "_join", "_flip_pad", "_diagonal",
     "_selection", "_indexing", "_products", "_math", "_nan", "_statistics", "_index_tricks",

@@ -443,6 +443,14 @@ case(
 )
 case("uint_xor", V([words(3, 4), words(4)], {}, U32), V([ties(5), ties(5)], {}, (I64, BOOL)))
 case("erf_inv", V([unit(3, 4)], {}, F))
+
+# special functions (primitives/special.py); lgamma and gamma away from their poles
+case("erfc erfcx ndtr log_ndtr", V([real(2, 3, lo=-4.0, hi=4.0)], {}, F), V([real()], {}, F))
+case("lgamma gamma", V([pos(2, 3)], {}, F), V([real(4, lo=-2.9, hi=-2.1)], {}, F))
+case("polygamma", V([pos(2, 3)], {"n": 0}, F), V([pos(4)], {"n": 2}, F),
+     V([real(3, lo=-1.9, hi=-1.1)], {"n": 1}, F))
+case("ndtri", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
+case("betaln", V([pos(2, 3), pos(3)], {}, F), V([pos(), real(4, lo=12.0, hi=40.0)], {}, F))
 case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
      V([words(2), pos(2, 3)], {"log_space": True}, F))
 case("random_gamma_grad", V([pos(3), pos(3)], {}, F))

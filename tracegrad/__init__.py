@@ -50,7 +50,7 @@ from .transforms import (
     vmap,
 )
 from .transforms.linearize import linear_transpose, linearize
-from . import lax, nn, random, viz  # noqa: F401  (light: both load in a few ms, so not lazily)
+from . import lax, nn, random, scipy, viz  # noqa: F401  (light: each loads in a few ms, so not lazily)
 
 _allocator.tune()  # large arrays reuse freed memory; TRACEGRAD_MALLOC_TUNING=0 opts out
 
@@ -77,6 +77,7 @@ __all__ = [
     "test_util",
     "numpy",
     "nn",
+    "scipy",
     "lax",
     "random",
     "viz",

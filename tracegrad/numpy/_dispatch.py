@@ -2,7 +2,9 @@
 
 ``np.sin(tracer)`` calls ``Tracer.__array_ufunc__`` and ``np.sum(tracer)``
 calls ``Tracer.__array_function__``; both look the NumPy callable up in a
-table filled by the ``@implements`` decorator of ``tracegrad.numpy``.  A
+table filled by the ``@implements`` decorator of ``tracegrad.numpy``; a
+``scipy.special`` ufunc runs the function of the same name in
+``tracegrad.scipy.special`` when there is one.  A
 NumPy (or SciPy) function missing from the tables raises a TypeError naming
 it by its public module (``scipy.special.erf``, ``numpy.linalg.pinv``), so a
 tracer never silently becomes an object array or a constant; the message
@@ -122,6 +124,16 @@ def _no_rule(name, module="numpy"):
     )
 
 
+def _scipy_special_version(ufunc):
+    """``tracegrad.scipy.special``'s function for a ``scipy.special`` ufunc
+    (the ufunc itself, found in SciPy's namespace under its name, so
+    ``scipy.special.erf(tracer)`` runs ``tracegrad.scipy.special.erf``), or None."""
+    if _public_module(ufunc) != "scipy.special":
+        return None
+    fn = _resolve(f"tracegrad.scipy.special.{ufunc.__name__}")
+    return fn if callable(fn) else None
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if kwargs.get("out") is not None:
         raise TypeError(
@@ -130,7 +142,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         )
     kwargs.pop("out", None)
     if method == "__call__":
-        fn = UFUNC_TABLE.get(ufunc)
+        fn = UFUNC_TABLE.get(ufunc) or _scipy_special_version(ufunc)
         if fn is None:
             raise _no_rule(ufunc.__name__, _public_module(ufunc))
         return fn(*inputs, **kwargs)

@@ -1,0 +1,75 @@
+"""What the distribution modules share: standardizing, the support mask, and
+the numpydoc sections every distribution function has (so each function's
+docstring states only what it computes)."""
+import functools
+import inspect
+
+from ...primitives import ops
+from ..special import _reals
+
+__all__ = ["documented", "exp_of", "standardize", "reals", "outside"]
+
+_PARAMS = {
+    "x": "x : array_like or tracer\n    Points, real.",
+    "k": "k : array_like or tracer\n    Points (counts; non-integers have probability 0).",
+    "q": "q : array_like or tracer\n    Probabilities in ``[0, 1]`` (NaN outside).",
+    "loc": "loc : array_like or tracer, optional\n    Location (default 0).",
+    "scale": "scale : array_like or tracer, optional\n    Scale, positive (default 1).",
+    "df": "df : array_like or tracer\n    Degrees of freedom, positive.",
+    "a": "a : array_like or tracer\n    Shape parameter, positive.",
+    "b": "b : array_like or tracer\n    Second shape parameter, positive.",
+    "mu": "mu : array_like or tracer\n    Mean, positive.",
+    "p": "p : array_like or tracer\n    Probability of 1, in ``[0, 1]``.",
+}
+
+
+def documented(*params):
+    """Decorator: append the Parameters, Returns and Raises sections of a
+    distribution function of ``params`` to its docstring."""
+
+    def decorate(fn):
+        lines = "\n".join(_PARAMS[p] for p in params)
+        fn.__doc__ = (
+            inspect.cleandoc(fn.__doc__) + "\n\nParameters\n----------\n" + lines
+            + "\n\nReturns\n-------\narray or tracer\n"
+            "    The operands' broadcast shape and float dtype (float32 stays float32);\n"
+            "    differentiable in every float operand.\n"
+            "\nRaises\n------\nTypeError\n    If an operand is complex.\n"
+        )
+        return fn
+
+    return decorate
+
+
+def reals(name, *values):
+    """Each of ``values`` as a float array or tracer (ints give float64;
+    Python scalars take the arrays' float dtype)."""
+    return _reals(name, *values)
+
+
+def standardize(x, loc, scale, name):
+    """``((x - loc) / scale, scale)``, operands made float."""
+    x, loc, scale = reals(name, x, loc, scale)
+    return ops.div(ops.sub(x, loc), scale), scale
+
+
+def outside(mask, value, fill):
+    """``fill`` where ``mask``, else ``value`` (``fill`` a Python float)."""
+    return ops.select(mask, ops.add(ops.zeros_like(value), fill), value)
+
+
+
+def exp_of(log_fn, name):
+    """The function ``exp(log_fn(...))`` named ``name`` (``pdf`` from
+    ``logpdf``, ``pmf`` from ``logpmf``), with ``log_fn``'s signature and
+    documented sections."""
+
+    @functools.wraps(log_fn)
+    def fn(*args, **kwargs):
+        return ops.exp(log_fn(*args, **kwargs))
+
+    fn.__name__ = fn.__qualname__ = name
+    doc = inspect.cleandoc(log_fn.__doc__)
+    sections = doc[doc.index("\n\nParameters"):]
+    fn.__doc__ = f"``exp({log_fn.__name__}(...))``, with the same arguments." + sections
+    return fn
