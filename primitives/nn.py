@@ -36,6 +36,7 @@ from .core import (
     ShapedArray,
     defjvp,
     defvjp,
+    dtype_of,
     shape_of,
 )
 from .elementwise import (
@@ -199,7 +200,8 @@ def _bsum(z, axes):
 
 
 def _same_aval(x, *rest, **params):
-    return ShapedArray(x.shape, x.dtype)
+    # (x may be a Python scalar: a weakly typed input under staging)
+    return ShapedArray(shape_of(x), dtype_of(x))
 
 
 def _rowwise_impl(name, numpy_fn, axes, x, y=None):
@@ -849,7 +851,7 @@ def _logsumexp_impl(x, *, axes):
 
 @logsumexp_p.def_abstract_eval
 def _logsumexp_aval(x, *, axes):
-    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)
+    return ShapedArray(tuple(s for i, s in enumerate(shape_of(x)) if i not in axes), dtype_of(x))
 
 
 # d logsumexp(x) = softmax(x) . dx
@@ -913,7 +915,7 @@ def _logsumexp_grad_impl(c, x, *, axes):
 
 @logsumexp_grad_p.def_abstract_eval
 def _logsumexp_grad_aval(c, x, *, axes):
-    return ShapedArray(x.shape, x.dtype)
+    return ShapedArray(shape_of(x), dtype_of(x))
 
 
 def _lse_grad_dx(t, ans, c, x, *, axes):

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import ops
 from .batching import batch_size, bdim_to_front, defbatch_elementwise
-from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp
+from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, dtype_of, shape_of
 
 # (the keyed samplers random_gamma, random_gamma_grad and random_poisson are used
 # by tracegrad.random only, so they are not re-exported by ops)
@@ -171,10 +171,10 @@ def erf_inv_numpy(x):
         for _ in range(_NEWTON_STEPS):
             yf = np.where(finite, y, 0.0)
             density = _TWO_OVER_SQRT_PI * np.exp(-yf * yf)
-            erfc = _ERFC(yf).astype(np.float64)
+            erfc = np.asarray(_ERFC(yf), dtype=np.float64)
             # |x| >= 0.5: Newton on log(erfc(y)) = log(1 - |x|), nearly linear in the tail
             step_tail = (np.log(erfc) - log_q) * erfc / density
-            step_central = (_ERF(yf).astype(np.float64) - a) / density
+            step_central = (np.asarray(_ERF(yf), dtype=np.float64) - a) / density
             y = np.where(finite, yf + np.where(big, step_tail, -step_central), y)
         y = np.where(a == 1.0, np.inf, np.where(a > 1.0, np.nan, y))
     return np.asarray(np.copysign(y, x), dtype=x.dtype)
@@ -182,9 +182,10 @@ def erf_inv_numpy(x):
 
 @erf_inv_p.def_abstract_eval
 def _erf_inv_aval(x):
-    if np.dtype(x.dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise TypeError(f"erf_inv needs float32 or float64, got {x.dtype}")
-    return ShapedArray(x.shape, x.dtype)
+    dt = np.dtype(dtype_of(x))  # (x may be a Python float: a weak input under staging)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"erf_inv needs float32 or float64, got {dt}")
+    return ShapedArray(shape_of(x), dt)
 
 
 _HALF_SQRT_PI = float(0.5 * np.sqrt(np.pi))  # a Python float keeps float32 float32

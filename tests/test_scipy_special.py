@@ -10,6 +10,7 @@ accurate relative to a tiny value, or a range where SciPy's own error is
 larger than ours, which mpmath then checks instead).
 """
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -362,3 +363,36 @@ def test_float32_binary_and_integers():
     assert tsp.polygamma(1, x).dtype == np.float32
     assert tsp.gammaln(np.arange(1, 4)).dtype == np.float64
     np.testing.assert_allclose(tsp.gammaln(np.arange(1, 5)), np.log([1, 1, 2, 6]), atol=1e-15)
+
+
+def test_python_float_inputs_stage_under_jit():
+    # a weakly typed Python scalar reaches the abstract evaluation rules as a float
+    for f in (tsp.erf, tsp.erfinv, tsp.expit, tsp.softmax, tsp.log_softmax, tsp.logsumexp,
+              tg.nn.sigmoid, tg.nn.softplus):
+        np.testing.assert_allclose(tg.jit(f)(0.3), f(np.float64(0.3)), rtol=1e-15)
+        np.testing.assert_allclose(tg.jit(tg.grad(f))(0.3), tg.grad(f)(np.float64(0.3)), rtol=1e-15)
+
+
+def test_logsumexp_weights_and_sign_under_jit_and_vmap():
+    sp = pytest.importorskip("scipy.special")
+    a = np.array([[0.5, 1.0, 2.0], [-1.0, 3.0, 0.0]])
+    b = np.array([1.0, -1.0, -1.0])
+    f = tg.jit(lambda a, b: tsp.logsumexp(a, axis=1, b=b, return_sign=True))
+    out, sign = f(a, b)
+    want, want_sign = sp.logsumexp(a, axis=1, b=b, return_sign=True)
+    np.testing.assert_allclose(out, want, rtol=1e-14)
+    np.testing.assert_array_equal(sign, want_sign)
+    v = tg.vmap(lambda r: tsp.logsumexp(r, b=b))(a)
+    np.testing.assert_array_equal(np.isnan(v), np.isnan(sp.logsumexp(a, axis=1, b=b)))
+    out, sign = tg.jit(lambda a: tsp.logsumexp(a, axis=1, keepdims=True, return_sign=True))(a)
+    assert out.shape == sign.shape == (2, 1) and np.all(sign == 1.0)
+    assert tsp.logsumexp(np.array([-np.inf, -np.inf]), return_sign=True)[1] == 0.0
+
+
+def test_erfinv_of_scalars_without_scipy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.special", None)
+    for x in (0.3, np.array(0.3), np.float32(0.3)):
+        np.testing.assert_allclose(tsp.erfinv(x), 0.27246271472675443, rtol=2e-7)
+    np.testing.assert_allclose(tg.grad(tsp.erfinv)(0.3), 0.5 * np.sqrt(np.pi) * np.exp(0.27246271472675443 ** 2),
+                               rtol=1e-14)

@@ -199,3 +199,15 @@ def test_float32_stays_float32():
     assert tst.gamma.logpdf(x, np.float32(2.0)).dtype == np.float32
     assert tst.beta.logpdf(x, np.float32(2.0), np.float32(3.0)).dtype == np.float32
     assert tst.poisson.logpmf(np.array([1.0], np.float32), np.float32(2.0)).dtype == np.float32
+
+
+def test_multivariate_normal_of_a_batch_under_jit():
+    ss = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(21)
+    x, m = rng.standard_normal((5, 3)), rng.standard_normal(3)
+    c = rng.standard_normal((3, 3))
+    s = c @ c.T + 3.0 * np.eye(3)
+    want = ss.multivariate_normal.logpdf(x, m, s)
+    np.testing.assert_allclose(tg.jit(tst.multivariate_normal.logpdf)(x, m, s), want, rtol=1e-13)
+    np.testing.assert_allclose(tg.jit(tst.multivariate_normal.logpdf)(x.reshape(5, 1, 3), m, s),
+                               want[:, None], rtol=1e-13)

@@ -405,27 +405,32 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         axes = _axes(axis, a.ndim, "logsumexp")
         out = ops.logsumexp(a, axes)
         sign = None
-        if return_sign:
-            sign = np.where(np.asarray(concrete_value(out)) == -np.inf, 0, 1).astype(a.dtype)[()]
+        if return_sign:  # (primitives, so it stages and batches; no derivative)
+            sign = ops.stop_gradient(ops.select(ops.eq(out, -np.inf), 0.0, 1.0))
+            sign = ops.convert_element_type(sign, a.dtype)
+        a_shape = a.shape
     else:
         b = arg(b)
-        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(concrete_value(b))))
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(b) if not hasattr(b, "shape")
+                                                          else b.shape))
         a = ops.broadcast_to(a, shape)
         axes = _axes(axis, len(shape), "logsumexp")
         m = ops.stop_gradient(_keep(ops.logsumexp(a, axes), shape, axes))
         m = ops.select(ops.isfinite(m), m, 0.0)
         s = ops.reduce_sum(ops.mul(b, ops.exp(ops.sub(a, m))), axes)
         s = ops.convert_element_type(s, a.dtype) if np.dtype(s.dtype).kind != "f" else s
-        sign = np.sign(np.asarray(concrete_value(s)))[()]
+        sign = ops.stop_gradient(ops.sign(s))
         m_red = ops.reshape(m, tuple(d for i, d in enumerate(shape) if i not in axes))
         out = ops.add(ops.log(ops.abs(s)), m_red)
         if not return_sign:
-            out = ops.select(np.asarray(sign) < 0, np.nan, out)
+            out = ops.select(ops.lt(sign, 0.0), np.nan, out)
         a_shape = shape
     if keepdims:
-        out = _keep(out, a.shape if b is None else a_shape, axes)
+        out = _keep(out, a_shape, axes)
         if sign is not None:
-            sign = np.reshape(sign, np.shape(concrete_value(out)))
+            sign = _keep(sign, a_shape, axes)
+    if sign is not None and not isinstance(sign, Tracer):
+        sign = np.asarray(sign)[()]  # a NumPy scalar for a 0-d result, as SciPy's
     return (out, sign) if return_sign else out
 
 
