@@ -211,3 +211,31 @@ def test_multivariate_normal_of_a_batch_under_jit():
     np.testing.assert_allclose(tg.jit(tst.multivariate_normal.logpdf)(x, m, s), want, rtol=1e-13)
     np.testing.assert_allclose(tg.jit(tst.multivariate_normal.logpdf)(x.reshape(5, 1, 3), m, s),
                                want[:, None], rtol=1e-13)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("expon.cdf", lambda m: m.expon.cdf(-3.0, 0.0, -1.0)),
+    ("laplace.sf", lambda m: m.laplace.sf(0.3, 0.0, -1.0)),
+    ("uniform.cdf", lambda m: m.uniform.cdf(-3.0, 0.0, -1.0)),
+    ("norm.logpdf", lambda m: m.norm.logpdf(0.3, 0.0, 0.0)),
+    ("norm.ppf", lambda m: m.norm.ppf(0.3, 0.0, -2.0)),
+    ("gamma.logpdf", lambda m: m.gamma.logpdf(1.0, 2.2, 0.0, -1.0)),
+    ("beta.logpdf", lambda m: m.beta.logpdf(0.5, -1.0, 2.0)),
+    ("t.logpdf", lambda m: m.t.logpdf(0.5, 0.0)),
+    ("chi2.pdf", lambda m: m.chi2.pdf(0.5, -3.0)),
+    ("bernoulli.logpmf", lambda m: m.bernoulli.logpmf(1.0, 1.2)),
+    ("poisson.logpmf", lambda m: m.poisson.logpmf(2.0, -1.0)),
+])
+def test_invalid_parameters_give_nan_as_scipy(name, call):
+    ss = pytest.importorskip("scipy.stats")
+    assert np.isnan(call(ss))
+    assert np.isnan(call(tst))
+
+
+def test_invalid_parameters_mask_only_their_elements():
+    scale = np.array([1.0, -1.0, 2.0])
+    out = tg.jit(tst.norm.logpdf)(0.3, 0.0, scale)
+    assert np.isnan(out[1]) and np.all(np.isfinite(out[[0, 2]]))
+    np.testing.assert_allclose(out[[0, 2]], tst.norm.logpdf(0.3, 0.0, scale[[0, 2]]), rtol=1e-15)
+    g = tg.grad(lambda s: tnp.sum(tnp.where(s > 0, tst.norm.logpdf(0.3, 0.0, s), 0.0)))(scale)
+    assert np.all(np.isfinite(g)) and g[1] == 0.0

@@ -4,6 +4,7 @@ docstring states only what it computes)."""
 import functools
 import inspect
 
+from ... import numpy as tnp
 from ...primitives import ops
 from ..special import _reals
 
@@ -23,20 +24,48 @@ _PARAMS = {
 }
 
 
+# The parameter values SciPy accepts; elsewhere every result is NaN, as in SciPy.
+_VALID = {
+    "scale": lambda v: ops.gt(v, 0.0),
+    "df": lambda v: ops.gt(v, 0.0),
+    "a": lambda v: ops.gt(v, 0.0),
+    "b": lambda v: ops.gt(v, 0.0),
+    "mu": lambda v: ops.ge(v, 0.0),
+    "p": lambda v: ops.logical_and(ops.ge(v, 0.0), ops.le(v, 1.0)),
+}
+
+
 def documented(*params):
     """Decorator: append the Parameters, Returns and Raises sections of a
-    distribution function of ``params`` to its docstring."""
+    distribution function of ``params`` to its docstring, and give NaN where
+    a parameter is outside its domain (``scale``, ``df``, ``a``, ``b`` <= 0,
+    ``mu`` < 0, ``p`` outside ``[0, 1]``), as SciPy does."""
 
     def decorate(fn):
         lines = "\n".join(_PARAMS[p] for p in params)
-        fn.__doc__ = (
+        checked = [p for p in params if p in _VALID]
+        signature = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def checked_fn(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            valid = None
+            for name in checked:
+                ok = _VALID[name](reals(fn.__name__, bound.arguments[name])[0])
+                valid = ok if valid is None else ops.logical_and(valid, ok)
+            return out if valid is None else tnp.where(valid, out, float("nan"))
+
+        checked_fn.__doc__ = (
             inspect.cleandoc(fn.__doc__) + "\n\nParameters\n----------\n" + lines
             + "\n\nReturns\n-------\narray or tracer\n"
             "    The operands' broadcast shape and float dtype (float32 stays float32);\n"
-            "    differentiable in every float operand.\n"
+            "    differentiable in every float operand; NaN where a parameter is\n"
+            "    outside its domain (as in SciPy).\n"
             "\nRaises\n------\nTypeError\n    If an operand is complex.\n"
         )
-        return fn
+        return checked_fn
 
     return decorate
 
