@@ -103,3 +103,14 @@ def test_gp_example_fits_the_diabetes_data(tmp_path):
     rmse, base = map(float, re.search(r"test RMSE of the posterior mean: ([0-9.]+) "
                                       r"\(predicting the mean: ([0-9.]+)\)", proc.stdout).groups())
     assert final > start + 10 and rmse < 0.85 * base, out
+
+
+def test_minimize_inside_a_transform_through_a_closure_names_the_problem():
+    def outer(s):
+        return minimize(lambda x: tnp.sum((x - s) ** 2), np.zeros(2), method="BFGS").fun
+
+    with pytest.raises(TypeError, match="closes over a value traced"):
+        tg.grad(outer)(1.0)
+    with pytest.raises(ValueError, match="at least one element"):
+        minimize(lambda x: tnp.sum(x), np.zeros(0), method="BFGS")
+    assert minimize(lambda x: tnp.sum((x - 1.0) ** 2), np.zeros(2), method="BFGS").success

@@ -239,3 +239,8 @@ def test_invalid_parameters_mask_only_their_elements():
     np.testing.assert_allclose(out[[0, 2]], tst.norm.logpdf(0.3, 0.0, scale[[0, 2]]), rtol=1e-15)
     g = tg.grad(lambda s: tnp.sum(tnp.where(s > 0, tst.norm.logpdf(0.3, 0.0, s), 0.0)))(scale)
     assert np.all(np.isfinite(g)) and g[1] == 0.0
+
+
+def test_complex_operands_are_named_by_their_module():
+    with pytest.raises(TypeError, match=r"tracegrad\.scipy\.stats\.norm\.logpdf takes real arrays"):
+        tst.norm.logpdf(np.ones(2) + 1j)

@@ -85,14 +85,18 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
         raise TypeError("minimize runs on concrete values: it cannot be used inside jit, grad or "
                         "vmap of an enclosing function yet; call it outside the transform")
     x0 = np.asarray(x0)
-    if x0.ndim != 1:
-        raise ValueError(f"minimize: x0 must be 1-D (shape (n,)), got shape {x0.shape}; "
-                         "ravel it and reshape inside fun")
+    if x0.ndim != 1 or x0.size == 0:
+        raise ValueError(f"minimize: x0 must be 1-D with at least one element (shape (n,)), got "
+                         f"shape {x0.shape}; ravel it and reshape inside fun")
     dtype = x0.dtype if x0.dtype.kind == "f" else np.dtype(np.float64)
     f_and_g = value_and_grad(fun)
 
     def wrapped(x):
         value, g = f_and_g(x.astype(dtype, copy=False), *args)
+        if isinstance(value, Tracer) or isinstance(g, Tracer):
+            raise TypeError("minimize runs on concrete values: fun closes over a value traced by "
+                            "an enclosing jit, grad or vmap; call minimize outside the transform "
+                            "(or pass that value in args, outside it)")
         return float(value), np.asarray(g, dtype=np.float64)
 
     opts = dict(options or {})

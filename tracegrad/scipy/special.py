@@ -45,7 +45,8 @@ def _real(x, name):
         x = np.asarray(x)
     kind = np.dtype(x.dtype).kind
     if kind == "c":
-        raise TypeError(f"tracegrad.scipy.special.{name} takes real arrays, got dtype {x.dtype}")
+        full = name if name.startswith("tracegrad.") else f"tracegrad.scipy.special.{name}"
+        raise TypeError(f"{full} takes real arrays, got dtype {x.dtype}")
     if kind != "f":
         x = ops.convert_element_type(x, np.float64)
     return x

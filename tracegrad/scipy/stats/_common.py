@@ -73,7 +73,7 @@ def documented(*params):
 def reals(name, *values):
     """Each of ``values`` as a float array or tracer (ints give float64;
     Python scalars take the arrays' float dtype)."""
-    return _reals(name, *values)
+    return _reals(f"tracegrad.scipy.stats.{name}", *values)
 
 
 def standardize(x, loc, scale, name):
