@@ -655,9 +655,12 @@ def _lu_numpy(a):
     return lu, piv
 
 
-def _permutation(piv):
-    perm = np.arange(piv.shape[-1], dtype=np.int32)
+def _permutation(piv, size):
+    """The permutation (int32, ``size``) that LAPACK's row interchanges ``piv`` apply."""
+    perm = np.arange(size, dtype=np.int32)
     for i, p in enumerate(piv):
+        if not 0 <= p < size:
+            raise ValueError(f"lu_pivots_to_permutation: pivot {p} out of range [0, {size})")
         perm[i], perm[p] = perm[p], perm[i]
     return perm
 
@@ -684,7 +687,7 @@ def _lu_impl(a):
             with warnings.catch_warnings():  # a singular U is a result, not an error
                 warnings.simplefilter("ignore", category=RuntimeWarning)
                 lu[idx], piv[idx] = lu_factor(a[idx], check_finite=False)
-        perm[idx] = _permutation(piv[idx])
+        perm[idx] = _permutation(piv[idx], n)
     return [lu, piv, perm]
 
 
@@ -695,11 +698,16 @@ def _lu_aval(a):
     return [ShapedArray(a.shape, _linalg_dtype(a.dtype)), ints, ints]
 
 
+def _lu_masks(lu):
+    """Constant masks of the packed factor: L's strict lower triangle, U's upper."""
+    return (_triangle_mask(lu, lower=True, unit_diagonal=True),
+            _triangle_mask(lu, lower=False, unit_diagonal=False))
+
+
 def _lu_parts(lu):
     """``(L, U)`` from the packed factor: unit lower and upper triangles."""
-    n = shape_of(lu)[-1]
-    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
-    return add(mul(lu, strict), _eye(lu)), mul(lu, np.triu(np.ones((n, n))).astype(dtype_of(lu)))
+    strict, upper = _lu_masks(lu)
+    return add(mul(lu, strict), _eye(lu)), mul(lu, upper)
 
 
 def _permutation_matrix_t(perm, dtype):
@@ -719,12 +727,10 @@ def _lu_jvp(primals, tangents):
     (a,), (g,) = primals, tangents
     lu, piv, perm = lu_p.bind(a)
     low, up = _lu_parts(lu)
-    n = shape_of(lu)[-1]
     x = matmul(_permutation_matrix_t(perm, dtype_of(lu)), convert_element_type(g, dtype_of(lu)))
     y = triangular_solve(low, x, lower=True, unit_diagonal=True)  # L^-1 P^T dA
     phi = matrix_transpose(triangular_solve(up, matrix_transpose(y), lower=False, trans=1))
-    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
-    upper = np.triu(np.ones((n, n))).astype(dtype_of(lu))
+    strict, upper = _lu_masks(lu)
     d_lu = add(matmul(low, mul(phi, strict)), matmul(mul(phi, upper), up))
     return [lu, piv, perm], [d_lu, None, None]
 
@@ -735,9 +741,7 @@ def _lu_vjp(ct, ans, a):
         return None
     lu, _, perm = ans
     low, up = _lu_parts(lu)
-    n = shape_of(lu)[-1]
-    strict = np.tril(np.ones((n, n)), -1).astype(dtype_of(lu))
-    upper = np.triu(np.ones((n, n))).astype(dtype_of(lu))
+    strict, upper = _lu_masks(lu)
     phi_bar = add(mul(matmul(matrix_transpose(low), mul(c, strict)), strict),
                   mul(matmul(mul(c, upper), matrix_transpose(up)), upper))
     z = triangular_solve(up, matrix_transpose(phi_bar), lower=False)  # U^-1 phi_bar^T
@@ -760,11 +764,7 @@ def _lu_pivots_to_permutation_impl(pivots, *, size):
     pivots = np.asarray(pivots)
     perm = np.empty(pivots.shape[:-1] + (size,), np.int32)
     for idx in np.ndindex(pivots.shape[:-1]):
-        perm[idx] = np.arange(size, dtype=np.int32)
-        for i, p in enumerate(pivots[idx]):
-            if not 0 <= p < size:
-                raise ValueError(f"lu_pivots_to_permutation: pivot {p} out of range [0, {size})")
-            perm[idx][i], perm[idx][p] = perm[idx][p], perm[idx][i]
+        perm[idx] = _permutation(pivots[idx], size)
     return perm
 
 

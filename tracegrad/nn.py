@@ -411,8 +411,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         a_shape = a.shape
     else:
         b = arg(b)
-        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(b) if not hasattr(b, "shape")
-                                                          else b.shape))
+        shape = np.broadcast_shapes(tuple(a.shape), tuple(np.shape(b)))  # (reads b.shape)
         a = ops.broadcast_to(a, shape)
         axes = _axes(axis, len(shape), "logsumexp")
         m = ops.stop_gradient(_keep(ops.logsumexp(a, axes), shape, axes))

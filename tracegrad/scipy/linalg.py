@@ -487,8 +487,7 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     check_square(lu, "lu_solve")
     cols, vector = _as_columns(lu, b, "lu_solve")
     m = lu.shape[-1]
-    p_t = (ops.lu_pivots_to_permutation(tnp.asarray(piv), m)[..., :, None]
-           == np.arange(m, dtype=np.int32)).astype(lu.dtype)  # P^T
+    p_t = _permutation_matrix_t(ops.lu_pivots_to_permutation(tnp.asarray(piv), m), lu.dtype)
     t = _TRANS[trans]
     if t == 0:
         y = ops.triangular_solve(lu, p_t @ cols, lower=True, unit_diagonal=True)
@@ -531,8 +530,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     m = packed.shape[-1]
     low = tnp.tril(packed, -1) + np.eye(m, dtype=packed.dtype)
     up = tnp.triu(packed)
-    # P^T a = L U with (P^T a)[i] = a[perm[i]], so P[perm[i], i] = 1
-    p = (perm[..., None, :] == np.arange(m, dtype=np.int32)[:, None]).astype(packed.dtype)
+    p = tnp.swapaxes(_permutation_matrix_t(perm, packed.dtype), -1, -2)
     if permute_l:
         return p @ low, up
     if p_indices:
@@ -540,10 +538,15 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     return p, low, up
 
 
-def _inverse_permutation(perm):
-    """``inv`` with ``inv[perm[i]] = i`` (int32)."""
+def _permutation_matrix_t(perm, dtype):
+    """``P^T`` with ``(P^T a)[i] = a[perm[i]]`` (``P^T a = L U``), as a matrix of ``dtype``."""
     m = perm.shape[-1]
-    return tnp.argmax(perm[..., None, :] == np.arange(m, dtype=np.int32)[:, None], axis=-1).astype(np.int32)
+    return (perm[..., :, None] == np.arange(m, dtype=np.int32)).astype(dtype)
+
+
+def _inverse_permutation(perm):
+    """``inv`` with ``inv[perm[i]] = i`` (int32): the column of each row's 1 in ``P``."""
+    return tnp.argmax(_permutation_matrix_t(perm, np.int32), axis=-2).astype(np.int32)
 
 
 def expm(A):
