@@ -57,7 +57,7 @@ def test_errors_name_the_problem(monkeypatch):
         minimize(lambda x: x ** 2, np.ones(2), method="BFGS")
     with pytest.raises(TypeError, match="real-valued"):
         minimize(lambda x: tnp.sum(x ** 2) + 0j, np.ones(2), method="BFGS")
-    with pytest.raises(TypeError, match="concrete values"):
+    with pytest.raises(TypeError, match="x0 is traced"):
         tg.grad(lambda s: minimize(f, s * np.ones(2), method="BFGS").fun)(1.0)
     monkeypatch.setitem(sys.modules, "scipy.optimize", None)
     with pytest.raises(ImportError, match=r"\.\[scipy\]"):
@@ -114,3 +114,82 @@ def test_minimize_inside_a_transform_through_a_closure_names_the_problem():
     with pytest.raises(ValueError, match="at least one element"):
         minimize(lambda x: tnp.sum(x), np.zeros(0), method="BFGS")
     assert minimize(lambda x: tnp.sum((x - 1.0) ** 2), np.zeros(2), method="BFGS").success
+
+
+# Implicit differentiation through the solution ------------------------------
+
+_rng = np.random.default_rng(0)
+_X, _Y = _rng.standard_normal((20, 3)), _rng.standard_normal(20)
+
+
+def ridge(w, lam):
+    return 0.5 * tnp.sum((_X @ w - _Y) ** 2) + 0.5 * lam * tnp.sum(w ** 2)
+
+
+def ridge_solution(lam):
+    return minimize(ridge, np.zeros(3), args=(lam,), method="BFGS", tol=1e-12).x
+
+
+def test_derivatives_of_the_solution_match_the_closed_form_to_second_order():
+    # w*(lam) = A^-1 X^T y with A = X^T X + lam I: dw*/dlam = -A^-1 w*, d2w*/dlam2 = 2 A^-2 w*
+    lam = 0.7
+    a = _X.T @ _X + lam * np.eye(3)
+    w = np.linalg.solve(a, _X.T @ _Y)
+    np.testing.assert_allclose(ridge_solution(lam), w, rtol=1e-10)
+    d1 = -np.linalg.solve(a, w)
+    np.testing.assert_allclose(tg.jacrev(ridge_solution)(lam), d1, rtol=1e-8)
+    np.testing.assert_allclose(tg.jacfwd(ridge_solution)(lam), d1, rtol=1e-8)
+    d2 = 2 * np.linalg.solve(a, np.linalg.solve(a, w))
+    np.testing.assert_allclose(tg.jacfwd(tg.jacrev(ridge_solution))(lam), d2, rtol=1e-7)
+    np.testing.assert_allclose(tg.hessian(lambda l: ridge_solution(l)[0])(lam), d2[0], rtol=1e-7)
+
+
+def test_the_value_at_the_solution_follows_the_envelope_theorem():
+    # d/dlam min_w f(w, lam) = (d/dlam f)(w*, lam) = |w*|^2 / 2
+    lam = 0.7
+    w = np.linalg.solve(_X.T @ _X + lam * np.eye(3), _X.T @ _Y)
+    res_grad = tg.grad(lambda l: minimize(ridge, np.zeros(3), args=(l,), method="BFGS",
+                                          tol=1e-12).fun)(lam)
+    np.testing.assert_allclose(res_grad, 0.5 * w @ w, rtol=1e-9)
+
+
+def test_a_nonlinear_solution_passes_check_grads_in_every_argument():
+    # x* solves exp(x) + x = theta * c elementwise (the gradient of f below vanishes there)
+    def f(x, theta, c):
+        return tnp.sum(tnp.exp(x) + 0.5 * x ** 2 - theta * c * x)
+
+    def sol(theta, c):
+        return minimize(f, np.zeros(3), args=(theta, c), method="BFGS", tol=1e-13).x
+
+    theta, c = 1.3, np.array([0.5, 1.0, 2.0])
+    x = sol(theta, c)
+    np.testing.assert_allclose(np.exp(x) + x, theta * c, rtol=1e-8)
+    np.testing.assert_allclose(tg.jacrev(sol)(theta, c), c / (np.exp(x) + 1), rtol=1e-8)
+    # (finite differences of a solution known to ~1e-9: eps 1e-3 keeps that noise at 1e-6)
+    tg.test_util.check_grads(sol, (theta, c), order=2, modes=("fwd", "rev"), atol=1e-5,
+                             rtol=1e-5, eps=1e-3)
+
+
+def test_diagnostics_of_a_differentiated_minimize_are_concrete():
+    seen = {}
+
+    def g(lam):
+        res = minimize(ridge, np.zeros(3), args=(lam,), method="BFGS")
+        seen.update(success=res.success, nit=res.nit, status=res.status)
+        assert res.hess_inv.shape == (3, 3)
+        return res.fun
+
+    tg.grad(g)(0.5)
+    assert seen["success"] is True and seen["status"] == 0 and isinstance(seen["nit"], int)
+
+
+def test_under_jit_the_iteration_runs_at_call_time_and_vmap_names_the_problem():
+    for lam in (0.7, 0.3):  # one trace, two solutions
+        w = np.linalg.solve(_X.T @ _X + lam * np.eye(3), _X.T @ _Y)
+        np.testing.assert_allclose(tg.jit(ridge_solution)(lam), w, rtol=1e-10)
+    np.testing.assert_allclose(tg.jacrev(tg.jit(ridge_solution))(0.7),
+                               tg.jacrev(ridge_solution)(0.7), rtol=1e-12)
+    res = tg.jit(lambda lam: minimize(ridge, np.zeros(3), args=(lam,), method="BFGS"))(0.7)
+    assert bool(res.success) and int(res.status) == 0
+    with pytest.raises(TypeError, match="under jit or vmap"):
+        tg.vmap(ridge_solution)(np.array([0.5, 0.7]))
