@@ -8,10 +8,11 @@ operation rounds as in IEEE arithmetic (the double-length product of
 
 Sources of the methods (written here from the formulas, not from code):
 
-* ``psi`` (digamma): on [1, 2] the Taylor series at the positive root
-  ``x0 = 1.4616...``, ``sum (-1)**(n+1) zeta(n+1, x0) (x - x0)**n``
-  (coefficients computed with mpmath at 50 digits; full relative accuracy
-  through the root); below 1 and up to 6 the recurrence ``psi(x + 1) =
+* ``psi`` (digamma): on [1, 2] ``(x - x0) p(x - x0)`` at the positive root
+  ``x0 = 1.4616...``, ``p`` the degree-22 Chebyshev interpolant of
+  ``psi(x) / (x - x0)`` (computed with mpmath at 60 digits; full relative
+  accuracy through the root, and half the terms of the Taylor series at
+  ``x0``); below 1 and up to 6 the recurrence ``psi(x + 1) =
   psi(x) + 1/x`` from [1, 2] (downwards the terms add without cancelling),
   on [6, 10) the recurrence up to 10 (fewer terms, no series: 1.4x faster
   at the same 3 ulp); from 10 the asymptotic series ``log x - 1/(2x) - sum B_2k / (2k
@@ -42,6 +43,14 @@ Sources of the methods (written here from the formulas, not from code):
   on ``erf(z) = 2p - 1`` (exact for ``p`` in [1/4, 3/4]) or on
   ``log(erfc(t)) = log(2p)`` in the tails, with ``log erfc`` as
   ``log(erfcx(t)) - t**2`` (no underflow down to the smallest subnormal).
+* ``gamma``: on [1, 2] the degree-22 Chebyshev interpolant of ``Gamma``
+  (mpmath, 60 digits); from there by ``Gamma(x + 1) = x Gamma(x)`` on
+  (-20, 12) (each factor ``x - k`` exact, so the error is the products'
+  rounding); Stirling's series from 12 (A&S 6.1.37 with the correction of
+  6.1.41 exponentiated); the reflection ``Gamma(x) Gamma(-x) = -pi / (x
+  sin(pi x))`` (A&S 6.1.17) below -20, with ``sin(pi x)`` from the exactly
+  reduced argument.  Within 4 ulp of mpmath on (-170, 171.6) (SciPy: 7),
+  and 2.7x faster than math.gamma (CPython's Lanczos sum) it replaces.
 * ``betaln``: ``log(Gamma(a) Gamma(b) / Gamma(a + b))`` for positive
   arguments below 10 (``lgamma(a) + lgamma(b) - lgamma(a + b)`` for
   non-positive ones); with ``a >= 10`` Stirling's series is written out so the large
@@ -71,26 +80,41 @@ _ZETA_EM = tuple(float(b / math.factorial(2 * k)) for k, b in enumerate(_BERNOUL
 # Stirling's correction delta(x) ~ sum B_2k / (2k (2k-1) x**(2k-1)), k = 1..8
 _STIRLING = tuple(float(b / (2 * k * (2 * k - 1))) for k, b in enumerate(_BERNOULLI[:8], 1))
 
-# The positive root of psi, as hi + lo, and psi's Taylor coefficients there:
-# (-1)**(n+1) zeta(n+1, x0), n = 1..45 (mpmath, 50 digits; the ratio of
-# successive terms tends to (x - x0)/x0, so 45 terms reach 1e-19 on [1, 2])
+# The positive root of psi, as hi + lo, and psi(x0 + t) / t on [1, 2] as a
+# polynomial of degree 22 in t: the interpolant at 23 Chebyshev points
+# (mpmath, 60 digits; 2.7e-18 relative before its coefficients are rounded),
+# near-minimax since psi's nearest pole (x = 0) is three half-widths away.
+# Its first coefficients are the Taylor ones, (-1)**(n+1) zeta(n+1, x0).
 _PSI_ROOT_HI = 1.4616321449683622
 _PSI_ROOT_LO = 9.549995429965697e-17
-_PSI_ROOT_SERIES = (
-    0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652,
-    0.10782405069126237, -0.07219956125645471, 0.04880428816414311, -0.03316112647484736,
-    0.022597648232218104, -0.01542476590494896, 0.010538791616612175, -0.007204534386356869,
-    0.004926781395729853, -0.003369801655439328, 0.002305126326734928, -0.0015769367714301972,
-    0.0010788252019162967, -0.0007380709389960052, 0.000504953265834602, -0.0003454680251063077,
-    0.00023635601564027053, -0.00016170622091974803, 0.0001106337276874741,
-    -7.569179582195066e-05, 5.178575795222081e-05, -3.5430070947659604e-05, 2.424006611860132e-05,
-    -1.6584242271854135e-05, 1.134638458466385e-05, -7.762817668462094e-06,
-    5.3110609208898636e-06, -3.6336507898010456e-06, 2.486022733129538e-06,
-    -1.7008538854332607e-06, 1.1636675363548843e-06, -7.96142543124197e-07, 5.446941930669446e-07,
-    -3.7266161283438227e-07, 2.549626552021554e-07, -1.7443695117727745e-07,
-    1.1934394829830244e-07, -8.165115189488409e-08, 5.586299683532171e-08, -3.821960061917494e-08,
-    2.6148576951961865e-08,
+_PSI_ROOT_POLY = (
+    0.9676722454476212, -0.4427631689835921, 0.2584997609556486, -0.16394270544241185,
+    0.1078240506916922, -0.07219956125611147, 0.048804288134436574, -0.03316112647814546,
+    0.02259764928437279, -0.015424766261277919, 0.010538769938576956, -0.007204519666511045,
+    0.0049270580267742016, -0.0033700680515484165, 0.0023028895420557894,
+    -0.00157420216813665, 0.0010901225234458578, -0.0007549229618596274,
+    0.0004717939701691318, -0.0002843132292526133, 0.0002805343686746867,
+    -0.0002785074876883787, 0.00011881232908510335,
 )
+# (the even- and odd-power coefficients, for two independent Horner chains in t**2)
+_PSI_ROOT_EVEN = _PSI_ROOT_POLY[0::2]
+_PSI_ROOT_ODD = _PSI_ROOT_POLY[1::2]
+# Gamma(1.5 + t) on -1/2 <= t <= 1/2 as a polynomial of degree 22: the
+# interpolant at 23 Chebyshev points (mpmath, 60 digits; 4.9e-18 relative
+# before its coefficients are rounded).
+_GAMMA_1_2 = (
+    0.886226925452758, 0.032338397448884865, 0.41481345368830125, -0.107294804564719,
+    0.14464535904458606, -0.07752305230537157, 0.05861030382085454, -0.03800193529134834,
+    0.02583760628007813, -0.01722245008885133, 0.011522520042662803, -0.007690098921057152,
+    0.005131568539695762, -0.0034239612838414227, 0.0022833622890860634,
+    -0.0015142364392563075, 0.0010096053142759128, -0.0007101710237414608,
+    0.0004734656764602699, -0.0002116366966022488, 0.000141093980175924,
+    -0.00026048686591686527, 0.0001736585029100638,
+)
+_GAMMA_1_2_EVEN = _GAMMA_1_2[0::2]
+_GAMMA_1_2_ODD = _GAMMA_1_2[1::2]
+_GAMMA_MAX = 171.62437695630272  # Gamma overflows float64 above it
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _SQRT1_2_LO = -4.833646656726457e-17  # 1/sqrt(2) - _SQRT1_2 (mpmath)
@@ -103,12 +127,16 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 @numba.njit(**_EXACT)
 def _psi_near_root(x):
-    """psi(x) for 1 <= x <= 2: the Taylor series at the root x0."""
+    """psi(x) for 1 <= x <= 2: ``t p(t)``, ``t = x - x0`` (see ``_PSI_ROOT_POLY``)."""
     t = (x - _PSI_ROOT_HI) - _PSI_ROOT_LO
-    acc = 0.0
-    for k in range(len(_PSI_ROOT_SERIES) - 1, -1, -1):
-        acc = acc * t + _PSI_ROOT_SERIES[k]
-    return acc * t
+    t2 = t * t
+    even = _PSI_ROOT_EVEN[-1]
+    for k in range(len(_PSI_ROOT_EVEN) - 2, -1, -1):
+        even = even * t2 + _PSI_ROOT_EVEN[k]
+    odd = _PSI_ROOT_ODD[-1]
+    for k in range(len(_PSI_ROOT_ODD) - 2, -1, -1):
+        odd = odd * t2 + _PSI_ROOT_ODD[k]
+    return (even + odd * t) * t
 
 
 @numba.njit(**_EXACT)
@@ -210,9 +238,97 @@ def lgamma_kernel(x, out):
 
 
 @numba.njit(**_EXACT)
+def _gamma_1_2(x):
+    """Gamma(x) for 1 <= x <= 2 (``_GAMMA_1_2``, two Horner chains in t**2)."""
+    t = x - 1.5  # exact
+    t2 = t * t
+    even = _GAMMA_1_2_EVEN[-1]
+    for k in range(len(_GAMMA_1_2_EVEN) - 2, -1, -1):
+        even = even * t2 + _GAMMA_1_2_EVEN[k]
+    odd = _GAMMA_1_2_ODD[-1]
+    for k in range(len(_GAMMA_1_2_ODD) - 2, -1, -1):
+        odd = odd * t2 + _GAMMA_1_2_ODD[k]
+    return even + odd * t
+
+
+@numba.njit(**_EXACT)
+def _gamma_stirling(x):
+    """Gamma(x) for 12 <= x <= _GAMMA_MAX: ``sqrt(2 pi) x**(x - 1/2) e**-x
+    e**delta(x)`` with ``x**(x - 1/2)`` as a square above 143 (no overflow)."""
+    w = 1.0 / x
+    w2 = w * w
+    series = 0.0
+    for k in range(len(_STIRLING) - 1, -1, -1):
+        series = series * w2 + _STIRLING[k]
+    correction = math.exp(series * w)
+    if x > 143.0:
+        v = x ** (0.5 * x - 0.25)  # (exact exponent)
+        return _SQRT_2PI * ((v * math.exp(-x)) * v) * correction
+    return _SQRT_2PI * (x ** (x - 0.5) * math.exp(-x)) * correction
+
+
+@numba.njit(**_EXACT)
+def _sinpi(x):
+    """``sin(pi x)`` for finite x, from the reduced argument (exact) in [0, 1/2]."""
+    y = abs(x)
+    r = y - 2.0 * math.floor(0.5 * y)  # in [0, 2), exact
+    sign = 1.0 if x > 0.0 else -1.0
+    if r >= 1.0:
+        r -= 1.0
+        sign = -sign
+    if r > 0.5:
+        r = 1.0 - r
+    return sign * math.sin(math.pi * r)
+
+
+@numba.njit(**_EXACT)
+def gamma(x):
+    """Gamma of a float64 (SciPy's conventions: ``+-inf`` at ``+-0``, NaN at
+    the negative integers and ``-inf``, ``inf`` above ``_GAMMA_MAX``)."""
+    if math.isnan(x):
+        return x
+    if x >= 12.0:
+        return _gamma_stirling(x) if x <= _GAMMA_MAX else math.inf
+    if x <= 0.0 and x == math.floor(x):
+        if x == 0.0:
+            return math.copysign(math.inf, x)
+        return math.nan
+    if x < -20.0:  # reflection: Gamma(x) Gamma(-x) = -pi / (x sin(pi x))
+        q = -x
+        s = _sinpi(x)  # Gamma(x) has the sign of sin(pi x) here
+        if q > 180.0:  # |Gamma(x)| < 1e-327: below the smallest subnormal
+            return math.copysign(0.0, s)
+        if q > _GAMMA_MAX:
+            w = 1.0 / q
+            w2 = w * w
+            series = 0.0
+            for k in range(len(_STIRLING) - 1, -1, -1):
+                series = series * w2 + _STIRLING[k]
+            v = q ** (0.5 * q - 0.25)
+            r = -math.pi / (x * s * _SQRT_2PI * math.exp(series * w))
+            return ((r / v) * math.exp(q)) / v
+        return (-math.pi / (x * s)) / _gamma_stirling(q)  # (no overflow of the product)
+    # Gamma(x) = Gamma(y) * prod or / prod with y in [1, 2]: each x - k and
+    # x + k computed here is exact (an integer moved towards zero)
+    if x > 2.0:
+        p = 1.0
+        while x > 2.0:
+            x -= 1.0
+            p *= x
+        return p * _gamma_1_2(x)
+    if x < 1.0:
+        p = 1.0
+        while x < 1.0:
+            p *= x
+            x += 1.0
+        return _gamma_1_2(x) / p
+    return _gamma_1_2(x)
+
+
+@numba.njit(**_EXACT)
 def gamma_kernel(x, out):
     for i in range(x.size):
-        out[i] = math.gamma(x[i])
+        out[i] = gamma(x[i])
 
 
 @numba.njit(**_EXACT)

@@ -128,13 +128,13 @@ def lgamma(x):
     return lgamma_p.bind(x)
 
 
-gamma_p = _unary("gamma", "gamma_kernel", "math.gamma({0})")
+gamma_p = _unary("gamma", "gamma_kernel", "sgamma({0})")
 _def_rule(gamma_p, lambda ans, x: ops.mul(ans, digamma(x)))
 
 
 def gamma(x):
-    """``Gamma(x)`` (the C library's ``tgamma``: ``+-inf`` at ``+-0``, NaN at
-    the negative integers)."""
+    """``Gamma(x)`` (``+-inf`` at ``+-0``, NaN at the negative integers and
+    ``-inf``, as SciPy; a Numba kernel, :func:`._special_kernels.gamma`)."""
     return gamma_p.bind(x)
 
 

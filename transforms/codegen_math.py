@@ -13,7 +13,9 @@ of its expression, plus the name here.
 In use: ``fexp``, ``fsin``/``fcos`` (with the trig ``check``), ``ftanh``,
 ``flog``, ``flog1p``, ``fexpm1``, ``fpow`` (float64 only: in a loop float32
 ``powf`` is faster), ``ferf`` and ``fsigmoid``; each lowering keeps the
-``math.*`` form as its ``exact`` expression, which clusters below
+``math.*`` form as its ``exact`` expression (``sgamma`` is
+:func:`tracegrad.primitives._special_kernels.gamma`, the eager kernel's
+scalar function, so jit and eager give the same values), which clusters below
 ``codegen.FAST_MATH_MIN_SIZE`` elements use.  Inlining the polynomials
 costs compile time: ``tg.jit(tg.grad(f))`` of a 1e6-element mix of all of
 them took 3.8-4.1 s of CPU for its first call against 2.4-2.6 s with
@@ -24,6 +26,7 @@ import math
 import numba
 import numpy as np
 
+from ..primitives import _special_kernels as _sk
 from ..primitives import _vecmath_kernels as _vk
 from ..primitives._vecmath_kernels import fexp
 
@@ -62,4 +65,4 @@ fsigmoid = _vk.sigmoid_f64
 #: The globals of every generated module.
 NAMESPACE = {"math": math, "np": np, "fexp": fexp, "fsin": fsin, "fcos": fcos, "ftanh": ftanh,
              "flog": flog, "flog1p": flog1p, "fexpm1": fexpm1, "fpow": fpow, "ferf": ferf,
-             "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX}
+             "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX, "sgamma": _sk.gamma}
