@@ -49,7 +49,7 @@ Sources of the methods (written here from the formulas, not from code):
   rounding); Stirling's series from 12 (A&S 6.1.37 with the correction of
   6.1.41 exponentiated); the reflection ``Gamma(x) Gamma(-x) = -pi / (x
   sin(pi x))`` (A&S 6.1.17) below -20, with ``sin(pi x)`` from the exactly
-  reduced argument.  Within 4 ulp of mpmath on (-170, 171.6) (SciPy: 7),
+  reduced argument.  Within 5 ulp of mpmath on (-185, 171.6) (SciPy: 7),
   and 2.7x faster than math.gamma (CPython's Lanczos sum) it replaces.
 * ``betaln``: ``log(Gamma(a) Gamma(b) / Gamma(a + b))`` for positive
   arguments below 10 (``lgamma(a) + lgamma(b) - lgamma(a + b)`` for
@@ -126,17 +126,24 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 # digamma and polygamma
 
 @numba.njit(**_EXACT)
+def _polynomial(t, even, odd):
+    """``sum c_k t**k`` from its even- and odd-power coefficients (lowest
+    first): two independent Horner chains in ``t**2``, half the latency of one."""
+    t2 = t * t
+    e = even[-1]
+    for k in range(len(even) - 2, -1, -1):
+        e = e * t2 + even[k]
+    o = odd[-1]
+    for k in range(len(odd) - 2, -1, -1):
+        o = o * t2 + odd[k]
+    return e + o * t
+
+
+@numba.njit(**_EXACT)
 def _psi_near_root(x):
     """psi(x) for 1 <= x <= 2: ``t p(t)``, ``t = x - x0`` (see ``_PSI_ROOT_POLY``)."""
     t = (x - _PSI_ROOT_HI) - _PSI_ROOT_LO
-    t2 = t * t
-    even = _PSI_ROOT_EVEN[-1]
-    for k in range(len(_PSI_ROOT_EVEN) - 2, -1, -1):
-        even = even * t2 + _PSI_ROOT_EVEN[k]
-    odd = _PSI_ROOT_ODD[-1]
-    for k in range(len(_PSI_ROOT_ODD) - 2, -1, -1):
-        odd = odd * t2 + _PSI_ROOT_ODD[k]
-    return (even + odd * t) * t
+    return _polynomial(t, _PSI_ROOT_EVEN, _PSI_ROOT_ODD) * t
 
 
 @numba.njit(**_EXACT)
@@ -239,28 +246,15 @@ def lgamma_kernel(x, out):
 
 @numba.njit(**_EXACT)
 def _gamma_1_2(x):
-    """Gamma(x) for 1 <= x <= 2 (``_GAMMA_1_2``, two Horner chains in t**2)."""
-    t = x - 1.5  # exact
-    t2 = t * t
-    even = _GAMMA_1_2_EVEN[-1]
-    for k in range(len(_GAMMA_1_2_EVEN) - 2, -1, -1):
-        even = even * t2 + _GAMMA_1_2_EVEN[k]
-    odd = _GAMMA_1_2_ODD[-1]
-    for k in range(len(_GAMMA_1_2_ODD) - 2, -1, -1):
-        odd = odd * t2 + _GAMMA_1_2_ODD[k]
-    return even + odd * t
+    """Gamma(x) for 1 <= x <= 2 (``_GAMMA_1_2``)."""
+    return _polynomial(x - 1.5, _GAMMA_1_2_EVEN, _GAMMA_1_2_ODD)  # (x - 1.5 exact)
 
 
 @numba.njit(**_EXACT)
 def _gamma_stirling(x):
     """Gamma(x) for 12 <= x <= _GAMMA_MAX: ``sqrt(2 pi) x**(x - 1/2) e**-x
     e**delta(x)`` with ``x**(x - 1/2)`` as a square above 143 (no overflow)."""
-    w = 1.0 / x
-    w2 = w * w
-    series = 0.0
-    for k in range(len(_STIRLING) - 1, -1, -1):
-        series = series * w2 + _STIRLING[k]
-    correction = math.exp(series * w)
+    correction = math.exp(_stirling_delta(x))
     if x > 143.0:
         v = x ** (0.5 * x - 0.25)  # (exact exponent)
         return _SQRT_2PI * ((v * math.exp(-x)) * v) * correction
@@ -299,13 +293,8 @@ def gamma(x):
         if q > 180.0:  # |Gamma(x)| < 1e-327: below the smallest subnormal
             return math.copysign(0.0, s)
         if q > _GAMMA_MAX:
-            w = 1.0 / q
-            w2 = w * w
-            series = 0.0
-            for k in range(len(_STIRLING) - 1, -1, -1):
-                series = series * w2 + _STIRLING[k]
             v = q ** (0.5 * q - 0.25)
-            r = -math.pi / (x * s * _SQRT_2PI * math.exp(series * w))
+            r = -math.pi / (x * s * _SQRT_2PI * math.exp(_stirling_delta(q)))
             return ((r / v) * math.exp(q)) / v
         return (-math.pi / (x * s)) / _gamma_stirling(q)  # (no overflow of the product)
     # Gamma(x) = Gamma(y) * prod or / prod with y in [1, 2]: each x - k and
@@ -504,7 +493,8 @@ def ndtri_kernel(x, out):
 
 @numba.njit(**_EXACT)
 def _stirling_delta(x):
-    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2)`` for x >= 10."""
+    """``lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2)`` for x >= 10
+    (``Gamma``'s for x >= 12, exponentiated)."""
     w = 1.0 / (x * x)
     acc = 0.0
     for k in range(len(_STIRLING) - 1, -1, -1):
