@@ -109,6 +109,14 @@ def test_multivariate_normal_and_dirichlet_against_scipy():
     np.testing.assert_allclose(tst.dirichlet.pdf(pts[:, 0], alpha),
                                ss.dirichlet.pdf(pts[:, 0], alpha), rtol=1e-13)
     assert tst.dirichlet.logpdf(np.array([1.2, -0.1, -0.1]), alpha) == -np.inf
+    # K - 1 components (the last implied), as SciPy and JAX accept
+    np.testing.assert_allclose(tst.dirichlet.logpdf(pts[:-1], alpha),
+                               ss.dirichlet.logpdf(pts[:-1], alpha), rtol=1e-13)
+    # off the simplex by more than JAX's 1e-6 (SciPy raises): -inf; within it, a value
+    off = pts[:, 0] + np.array([2e-6, 0.0, 0.0])
+    assert tst.dirichlet.logpdf(off, alpha) == -np.inf
+    near = pts[:, 0] + np.array([5e-7, 0.0, 0.0])
+    assert np.isfinite(tst.dirichlet.logpdf(near, alpha))
     with pytest.raises(ValueError, match="dirichlet"):
         tst.dirichlet.logpdf(pts.T, alpha)
     with pytest.raises(ValueError, match="multivariate_normal"):
@@ -124,7 +132,8 @@ def test_multivariate_normal_and_dirichlet_grads():
     check_grads(mvn, (rng.standard_normal((3, 2)), rng.standard_normal(2),
                       rng.standard_normal((2, 2))), order=2, modes=("fwd", "rev"))
     pts = rng.dirichlet([1.5, 2.0, 3.0], 2).T
-    check_grads(tst.dirichlet.logpdf, (pts, np.array([1.5, 2.0, 3.0])), order=2,
+    # (in x through the K - 1 free components: a perturbation of all K leaves the simplex)
+    check_grads(tst.dirichlet.logpdf, (pts[:-1], np.array([1.5, 2.0, 3.0])), order=2,
                 modes=("fwd", "rev"))
 
 
