@@ -120,8 +120,8 @@ def ppf(q, a, b, loc=0.0, scale=1.0):
     upper tail does not round ``Phi`` to 1 (SciPy makes the same split).  The sums
     are formed as ``exp(logaddexp(...))`` of logs; ``ndtri`` then needs the result
     above the smallest double, so an interval beyond about ``-37`` standard units
-    loses accuracy (SciPy uses a log-argument ``ndtri`` there).  NaN for ``q``
-    outside ``[0, 1]``."""
+    loses accuracy (SciPy uses a log-argument ``ndtri`` there).  ``a`` at ``q = 0``,
+    ``b`` at ``q = 1``, NaN for ``q`` outside ``[0, 1]``."""
     q, a, b, loc, scale = reals("truncnorm.ppf", q, a, b, loc, scale)
     mass = _log_mass(a, b)
     lower = ops.lt(a, 0.0)
@@ -131,6 +131,8 @@ def ppf(q, a, b, loc=0.0, scale=1.0):
     z = special.ndtri(ops.exp(ops.logaddexp(base, ops.add(part, mass))))
     z = ops.select(lower, z, ops.neg(z))
     z = ops.minimum(ops.maximum(z, a), b)
+    z = ops.select(ops.eq(q, 0.0), ops.add(ops.zeros_like(z), a), z)  # the ends exactly
+    z = ops.select(ops.eq(q, 1.0), ops.add(ops.zeros_like(z), b), z)
     bad = ops.logical_or(ops.logical_or(ops.lt(q, 0.0), ops.gt(q, 1.0)),
                          ops.logical_not(ops.lt(a, b)))
     return outside(bad, ops.add(loc, ops.mul(scale, z)), float("nan"))
