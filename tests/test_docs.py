@@ -40,7 +40,9 @@ PUBLIC_MODULES = (
     tracegrad.numpy.linalg,
     tracegrad.nn,
     tracegrad.scipy.special,
-    *(getattr(tracegrad.scipy.stats, _d) for _d in tracegrad.scipy.stats.__all__),
+    tracegrad.scipy.stats,  # sem, rankdata, mode (gaussian_kde and ModeResult are classes)
+    *(getattr(tracegrad.scipy.stats, _d) for _d in tracegrad.scipy.stats.__all__
+      if inspect.ismodule(getattr(tracegrad.scipy.stats, _d))),
     tracegrad.tree_util,
     tracegrad.test_util,
     tracegrad.viz,

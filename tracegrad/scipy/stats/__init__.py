@@ -3,14 +3,23 @@
 Each distribution is a module of functions (``norm.logpdf(x, loc, scale)``),
 differentiable in the data and in the parameters: ``norm`` (``logpdf``,
 ``pdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``),
-``expon``, ``logistic``, ``laplace``, ``cauchy`` (densities and CDFs),
-``uniform`` (density and CDF), ``t``, ``gamma``, ``beta``, ``chi2``,
-``dirichlet``, ``multivariate_normal`` (densities), ``poisson`` and
-``bernoulli`` (``logpmf``, ``pmf``).  The other distributions of issue 11 are not written
-yet.
+``expon``, ``logistic``, ``laplace``, ``cauchy``, ``uniform``, ``pareto``,
+``gumbel_r``, ``gumbel_l``, ``truncnorm`` (densities, CDFs, quantiles),
+``t``, ``gamma``, ``beta``, ``chi2``, ``gennorm``, ``vonmises``,
+``wrapcauchy``, ``dirichlet``, ``multivariate_normal`` (densities),
+``poisson``, ``bernoulli``, ``binom``, ``nbinom``, ``geom``, ``betabinom``,
+``multinomial`` (``logpmf``, ``pmf``; CDFs for ``bernoulli`` and ``geom``).
+Also the sample statistics ``sem``, ``rankdata`` and ``mode`` and the
+kernel density estimate ``gaussian_kde``.
 """
-from . import (bernoulli, beta, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,
-               multivariate_normal, norm, poisson, t, uniform)
+from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
+               geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,
+               nbinom, norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
+from ._kde import gaussian_kde
+from ._summary import ModeResult, mode, rankdata, sem
 
-__all__ = ["bernoulli", "beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace",
-           "logistic", "multivariate_normal", "norm", "poisson", "t", "uniform"]
+__all__ = ["ModeResult", "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2",
+           "dirichlet", "expon", "gamma", "gaussian_kde", "gennorm", "geom", "gumbel_l",
+           "gumbel_r", "laplace", "logistic", "mode", "multinomial", "multivariate_normal",
+           "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm",
+           "uniform", "vonmises", "wrapcauchy"]

@@ -3,12 +3,14 @@ the numpydoc sections every distribution function has (so each function's
 docstring states only what it computes)."""
 import functools
 import inspect
+import math
 
 from ... import numpy as tnp
 from ...primitives import ops
 from ..special import _reals
 
-__all__ = ["documented", "exp_of", "standardize", "reals", "outside"]
+__all__ = ["documented", "exp_of", "standardize", "reals", "outside", "log1mexp", "on_integers",
+           "off_support"]
 
 _PARAMS = {
     "x": "x : array_like or tracer\n    Points, real.",
@@ -39,11 +41,26 @@ def documented(*params):
     """Decorator: append the Parameters, Returns and Raises sections of a
     distribution function of ``params`` to its docstring, and give NaN where
     a parameter is outside its domain (``scale``, ``df``, ``a``, ``b`` <= 0,
-    ``mu`` < 0, ``p`` outside ``[0, 1]``), as SciPy does."""
+    ``mu`` < 0, ``p`` outside ``[0, 1]``), as SciPy does.
+
+    A parameter is a name of the tables above, or a tuple ``(name, doc,
+    valid)`` for one this distribution defines itself (``doc`` its numpydoc
+    line, ``valid`` a function giving the mask of accepted values, or None)."""
 
     def decorate(fn):
-        lines = "\n".join(_PARAMS[p] for p in params)
-        checked = [p for p in params if p in _VALID]
+        docs, valid_of = dict(_PARAMS), dict(_VALID)
+        names = []
+        for p in params:
+            if isinstance(p, tuple):
+                name, doc, valid = p
+                docs[name] = f"{name} : array_like or tracer\n    {doc}"
+                valid_of.pop(name, None)
+                if valid is not None:
+                    valid_of[name] = valid
+                p = name
+            names.append(p)
+        lines = "\n".join(docs[p] for p in names)
+        checked = [p for p in names if p in valid_of]
         signature = inspect.signature(fn)
 
         @functools.wraps(fn)
@@ -53,7 +70,7 @@ def documented(*params):
             bound.apply_defaults()
             valid = None
             for name in checked:
-                ok = _VALID[name](reals(fn.__name__, bound.arguments[name])[0])
+                ok = valid_of[name](reals(fn.__name__, bound.arguments[name])[0])
                 valid = ok if valid is None else ops.logical_and(valid, ok)
             return out if valid is None else tnp.where(valid, out, float("nan"))
 
@@ -102,3 +119,36 @@ def exp_of(log_fn, name):
     sections = doc[doc.index("\n\nParameters"):]
     fn.__doc__ = f"``exp({log_fn.__name__}(...))``, with the same arguments." + sections
     return fn
+
+
+_LOG2 = math.log(2.0)
+
+
+def log1mexp(t):
+    """``log(1 - exp(-t))`` for ``t >= 0``: ``log(-expm1(-t))`` for ``t <= log 2``,
+    ``log1p(-exp(-t))`` above (M. Maechler, "Accurately computing log(1 - exp(-|a|))",
+    2012: each form where it keeps relative accuracy); ``-inf`` at 0.  The branch not
+    taken sees a harmless operand, so derivatives stay finite."""
+    small = ops.le(t, _LOG2)
+    ts = ops.select(small, t, ops.add(ops.zeros_like(t), _LOG2))
+    tl = ops.select(small, ops.add(ops.zeros_like(t), _LOG2), t)
+    return ops.select(small, ops.log(ops.neg(ops.expm1(ops.neg(ts)))),
+                      ops.log1p(ops.neg(ops.exp(ops.neg(tl)))))
+
+
+def on_integers(k, lo=None, hi=None):
+    """``(off, ks)``: the mask of ``k`` that are not integers in ``[lo, hi]`` (bounds
+    optional, arrays or floats) and ``k`` with those entries replaced by ``lo`` (or 0),
+    a harmless operand for the formula whose result ``off_support`` then discards."""
+    off = ops.ne(k, ops.floor(k))
+    if lo is not None:
+        off = ops.logical_or(off, ops.lt(k, lo))
+    if hi is not None:
+        off = ops.logical_or(off, ops.gt(k, hi))
+    fill = ops.zeros_like(k) if lo is None else ops.add(ops.zeros_like(k), lo)
+    return off, ops.select(off, fill, k)
+
+
+def off_support(k, off, value):
+    """A log-pmf ``value``: ``-inf`` where ``off``, NaN where ``k`` is NaN (as SciPy)."""
+    return outside(ops.isnan(k), outside(off, value, -float("inf")), float("nan"))

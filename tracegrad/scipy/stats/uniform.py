@@ -1,8 +1,8 @@
 """The uniform distribution on ``[loc, loc + scale]`` (``scipy.stats.uniform``)."""
 from ...primitives import ops
-from ._common import documented, exp_of, outside, standardize
+from ._common import documented, exp_of, outside, reals, standardize
 
-__all__ = ["logpdf", "pdf", "cdf"]
+__all__ = ["logpdf", "pdf", "cdf", "ppf"]
 
 
 @documented("x", "loc", "scale")
@@ -21,3 +21,11 @@ def cdf(x, loc=0.0, scale=1.0):
     """``(x - loc) / scale`` clipped to ``[0, 1]``."""
     z, _ = standardize(x, loc, scale, "uniform.cdf")
     return ops.minimum(ops.maximum(z, 0.0), 1.0)
+
+
+@documented("q", "loc", "scale")
+def ppf(q, loc=0.0, scale=1.0):
+    """``loc + q * scale``, NaN for ``q`` outside ``[0, 1]``."""
+    q, loc, scale = reals("uniform.ppf", q, loc, scale)
+    bad = ops.logical_or(ops.lt(q, 0.0), ops.gt(q, 1.0))
+    return outside(bad, ops.add(loc, ops.mul(q, scale)), float("nan"))
