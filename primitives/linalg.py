@@ -70,6 +70,7 @@ __all__ = [
     "logm_frechet_block",
     "schur",
     "hessenberg",
+    "qr_pivots",
 ]
 
 
@@ -1764,3 +1765,32 @@ hessenberg_p.batch = _stack_batch_rule(hessenberg_p)
 def hessenberg(a):
     """``(H, Q)`` with ``a = Q H Q^H``, ``H`` upper Hessenberg, for a stack."""
     return hessenberg_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# qr_pivots: the column permutation of QR with column pivoting (LAPACK
+# geqp3), piecewise constant in the matrix, so it has no derivative; the
+# factorization of the permuted matrix carries the derivatives
+qr_pivots_p = def_nondifferentiable(Primitive("qr_pivots"))
+
+
+@qr_pivots_p.def_impl
+def _qr_pivots_impl(a):
+    """``scipy.linalg.qr(a, mode='r', pivoting=True)``'s permutation, per matrix."""
+    sl = _scipy_linalg("qr")
+    return _per_matrix(lambda x: np.asarray(sl.qr(x, mode="r", pivoting=True)[1], np.int32)[None],
+                       (np.int32,), np.asarray(a))[0][..., 0, :]
+
+
+@qr_pivots_p.def_abstract_eval
+def _qr_pivots_aval(a):
+    check_matrix(a, "qr")
+    return ShapedArray(a.shape[:-2] + a.shape[-1:], np.dtype(np.int32))
+
+
+qr_pivots_p.batch = _stack_batch_rule(qr_pivots_p)
+
+
+def qr_pivots(a):
+    """Column permutation ``p`` (int32, ``(..., n)``) of pivoted QR: ``a[..., :, p] = Q R``."""
+    return qr_pivots_p.bind(a)

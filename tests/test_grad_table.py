@@ -709,6 +709,19 @@ row("scipy.linalg.fiedler_companion", "", lambda ns, a: ns.scipy_linalg.fiedler_
     A((pos, (6,))), **_sla)
 row("scipy.linalg.leslie", "", lambda ns, f, s: ns.scipy_linalg.leslie(f, s),
     A((normal, (4,)), (normal, (3,))), **_sla)
+# pivoted QR (the permutation is piecewise constant) and qr_multiply; R's
+# diagonal signs made positive, as for linalg.qr
+def _qr_signs(ns, q, r):
+    d = ns.sign(ns.diagonal(r))
+    return q * d, r * d[:, None]
+
+
+row("scipy.linalg.qr", "pivoting-economic", lambda ns, a: _qr_signs(
+    ns, *ns.scipy_linalg.qr(a, mode="economic", pivoting=True)[:2]), A((normal, (4, 3))), tol=1e-4, **_sla)
+row("scipy.linalg.qr_multiply", "right", lambda ns, a, c: ns.scipy_linalg.qr_multiply(a, c)[0],
+    A((wellcond, (3, 3)), (normal, (2, 3))), tol=1e-4, **_sla)
+row("scipy.linalg.qr_multiply", "left-pivoting", lambda ns, a, c: ns.scipy_linalg.qr_multiply(
+    a, c, mode="left", pivoting=True)[0], A((wellcond, (3, 3)), (normal, (3, 2))), tol=1e-4, **_sla)
 for _mode in ("full", "same", "valid"):
     row("scipy.linalg.convolution_matrix", _mode, lambda ns, a, _m=_mode: ns.scipy_linalg.convolution_matrix(
         a, 4, _m), A((normal, (3,))), **_sla)

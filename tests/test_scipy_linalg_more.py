@@ -498,3 +498,54 @@ def test_constructors_match_jax():
         np.testing.assert_allclose(np.asarray(getattr(tsl, name)(*args), dtype=complex),
                                    np.asarray(getattr(jsl, name)(*args), dtype=complex),
                                    rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+# --------------------------------------------------------------------------
+# qr with pivoting, qr_multiply
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (4, 4)])
+def test_qr_pivoting_and_qr_multiply_match_scipy(shape):
+    rng = _rng(22)
+    a = rng.standard_normal(shape)
+    for mode in ("full", "economic", "r"):
+        got, want = tsl.qr(a, mode=mode, pivoting=True), sl.qr(a, mode=mode, pivoting=True)
+        assert len(got) == len(want) and got[-1].dtype == np.int32
+        for g, w in zip(got, want):
+            assert np.shape(g) == w.shape
+            np.testing.assert_allclose(g, w, atol=1e-13)
+    q, r, p = tsl.qr(a, mode="economic", pivoting=True)
+    np.testing.assert_allclose(np.asarray(q) @ r, a[:, p], atol=1e-13)
+    assert np.all(np.diff(np.abs(np.diag(np.asarray(r)))) <= 1e-12)
+    m, k = shape[0], min(shape)
+    for mode, c in [("right", rng.standard_normal((2, m))), ("right", rng.standard_normal(m)),
+                    ("left", rng.standard_normal((k, 3))), ("left", rng.standard_normal(k))]:
+        for pivoting in (False, True):
+            for conjugate in (False, True):
+                got = tsl.qr_multiply(a, c, mode=mode, pivoting=pivoting, conjugate=conjugate)
+                want = sl.qr_multiply(a, c, mode=mode, pivoting=pivoting, conjugate=conjugate)
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    assert np.shape(g) == w.shape
+                    np.testing.assert_allclose(g, w, atol=1e-13)
+
+
+def test_qr_pivoting_derivatives_vmap_jit_and_errors():
+    rng = _rng(23)
+    a = rng.standard_normal((4, 3))
+    check_grads(lambda m: tsl.qr(m, mode="economic", pivoting=True)[:2], (a,), order=2,
+                modes=("fwd", "rev"), atol=1e-4, rtol=1e-4)
+    c = rng.standard_normal((2, 4))
+    check_grads(lambda m, x: tsl.qr_multiply(m, x)[0], (a, c), order=2, modes=("fwd", "rev"),
+                atol=1e-4, rtol=1e-4)
+    stack = rng.standard_normal((3, 4, 3))
+    p = tg.vmap(lambda m: tsl.qr(m, pivoting=True)[2])(stack)
+    np.testing.assert_array_equal(p, [sl.qr(m, pivoting=True)[2] for m in stack])
+    np.testing.assert_allclose(tg.jit(lambda m: tsl.qr(m, pivoting=True)[1])(a),
+                               sl.qr(a, pivoting=True)[1], atol=1e-13)
+    with pytest.raises(ValueError, match="mode"):
+        tsl.qr_multiply(a, c, mode="both")
+    with pytest.raises(ValueError, match="does not match"):
+        tsl.qr_multiply(a, c.T)
+    with pytest.raises(ValueError, match="mode"):
+        tsl.qr(a, mode="raw")

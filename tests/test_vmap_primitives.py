@@ -545,6 +545,7 @@ case(
     V([cplx(2, 3, 3)], {"output": "complex"}, C, modes=(), **_la),
 )
 case("hessenberg", V([real(4, 4)], {}, modes=(), **_la), V([real(2, 3, 3)], {}, modes=(), **_la))
+case("qr_pivots", V([real(4, 3)], {}), V([real(2, 3, 4)], {}))
 
 # nn
 case(

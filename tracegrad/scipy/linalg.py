@@ -11,7 +11,8 @@ Hermitian, positive definite, triangular, diagonal), ``inv``, ``det``,
 ``convolution_matrix``, ``dft``, ``fiedler``, ``fiedler_companion``,
 ``hadamard``, ``hankel``, ``helmert``, ``hilbert``, ``invhilbert``,
 ``invpascal``, ``leslie`` and ``pascal``.  Not yet: the LU of non-square
-matrices, QR with pivoting, ``funm`` and ``qr_multiply``.
+matrices and ``funm``.  ``qr`` takes ``pivoting=True``; ``qr_multiply``
+is there too.
 
 ``sqrtm`` and ``logm`` return complex arrays, as ``jax.scipy.linalg.sqrtm``
 (a result dtype must not depend on the values; SciPy returns a real array
@@ -46,7 +47,7 @@ from ..primitives.linalg import check_square
 __all__ = [
     "solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve", "inv", "det",
     "svd", "qr", "eigh", "block_diag", "toeplitz", "lu", "lu_factor", "lu_solve",
-    "expm", "expm_frechet",
+    "expm", "expm_frechet", "qr_multiply",
     # matrix functions and decompositions (issue 11)
     "solve_sylvester", "sqrtm", "logm", "schur", "rsf2csf", "hessenberg", "polar",
     "eigh_tridiagonal",
@@ -297,38 +298,100 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """QR decomposition ``a = Q @ R``, SciPy's modes.
+    """QR decomposition ``a = Q @ R`` (``a[..., :, P] = Q @ R`` with pivoting), SciPy's modes.
 
     Parameters
     ----------
     a : array_like or tracer, shape ``(..., M, N)``
     mode : {'full', 'economic', 'r'}
         ``'full'``: ``Q (M, M)``, ``R (M, N)``; ``'economic'``: ``Q (M, K)``,
-        ``R (K, N)`` with ``K = min(M, N)``; ``'r'``: the tuple ``(R,)``
-        with ``R (M, N)`` (as SciPy returns it).
+        ``R (K, N)`` with ``K = min(M, N)``; ``'r'``: ``R (M, N)`` alone
+        (the tuple ``(R,)``, as SciPy returns it).
+    pivoting : bool
+        Column pivoting (LAPACK ``geqp3``): also return ``P``, int32
+        ``(..., N)``, with ``|diag(R)|`` non-increasing.
+
+    Returns
+    -------
+    (Q, R), (R,), and with pivoting (Q, R, P) or (R, P).
 
     Raises
     ------
     ValueError
         For another mode.
-    NotImplementedError
-        For ``pivoting=True`` (column pivoting is not available yet).
 
     Notes
     -----
     Derivatives: :func:`tracegrad.numpy.linalg.qr`'s (full rank; ``'full'``
     of a tall matrix has none, the extra columns of ``Q`` being arbitrary).
+    With pivoting the permutation (from SciPy, a ``qr_pivots`` primitive) is
+    piecewise constant, and ``Q``, ``R`` are the QR factors of ``a[..., :,
+    P]``, differentiable as above.
     """
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+    a = _float(a)
+    p = None
     if pivoting:
-        raise NotImplementedError("qr: pivoting=True is not available in tracegrad.scipy.linalg "
-                                  "yet; use pivoting=False")
+        if a.ndim < 2:
+            raise ValueError(f"qr: a must be a matrix, got shape {a.shape}")
+        p = ops.qr_pivots(a)
+        a = tnp.take_along_axis(a, tnp.broadcast_to(p[..., None, :], a.shape), axis=-1)
     if mode == "full":
-        return tuple(_tla.qr(a, mode="complete"))
-    if mode == "economic":
-        return tuple(_tla.qr(a, mode="reduced"))
-    if mode == "r":
-        return (_tla.qr(a, mode="complete")[1],)
-    raise ValueError(f"qr: mode must be 'full', 'economic' or 'r', got {mode!r}")
+        out = tuple(_tla.qr(a, mode="complete"))
+    elif mode == "economic":
+        out = tuple(_tla.qr(a, mode="reduced"))
+    else:
+        out = (_tla.qr(a, mode="complete")[1],)
+    return out + (p,) if pivoting else out
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False,
+                overwrite_c=False):
+    """``Q`` of ``a``'s economic QR multiplied into ``c``, and ``R``.
+
+    Parameters
+    ----------
+    a : array_like or tracer, shape ``(M, N)``
+    c : array_like or tracer
+        ``mode='right'``: ``(..., M)`` or ``(P, M)``, giving ``c @ Q``;
+        ``mode='left'``: ``(K,)`` or ``(K, P)``, giving ``Q @ c``
+        (``K = min(M, N)``).
+    pivoting : bool
+        Pivoted QR (see :func:`qr`); ``P`` is returned too.
+    conjugate : bool
+        Use ``conj(Q)``.
+
+    Returns
+    -------
+    (CQ, R) or (CQ, R, P)
+        ``R (K, N)``; ``CQ`` shaped as above (1-D for 1-D ``c``).
+
+    Raises
+    ------
+    ValueError
+        For another mode or a ``c`` whose shape does not match.
+
+    Notes
+    -----
+    ``Q`` and ``R`` from :func:`qr` (``mode='economic'``), so the
+    derivatives are those of the QR decomposition and the product.
+    """
+    if mode not in ("right", "left"):
+        raise ValueError(f"qr_multiply: mode must be 'right' or 'left', got {mode!r}")
+    a, c = _float(a), _float(c)
+    if a.ndim != 2:
+        raise ValueError(f"qr_multiply: a must be a matrix, got shape {a.shape}")
+    out = qr(a, mode="economic", pivoting=pivoting)
+    q = tnp.conj(out[0]) if conjugate else out[0]
+    m, k = q.shape
+    if c.ndim not in (1, 2) or (mode == "right" and c.shape[-1] != m) or (
+            mode == "left" and c.shape[0] != k):
+        want = f"(..., {m})" if mode == "right" else f"({k},) or ({k}, P)"
+        raise ValueError(f"qr_multiply: c of shape {c.shape} does not match a of shape {a.shape}: "
+                         f"for mode={mode!r} c must be {want}")
+    cq = c @ q if mode == "right" else q @ c
+    return (cq,) + tuple(out[1:])
 
 
 def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
