@@ -63,6 +63,14 @@ __all__ = [
     "qr",
     "eig",
     "matrix_transpose",
+    # issue 11 (tracegrad.scipy.linalg): values from SciPy
+    "solve_sylvester",
+    "sqrtm",
+    "logm",
+    "logm_frechet_block",
+    "schur",
+    "hessenberg",
+    "qr_pivots",
 ]
 
 
@@ -1493,3 +1501,296 @@ eig_p.batch = _stack_batch_rule(eig_p)
 def eig(a):
     """Eigenvalues and right eigenvectors (complex) of stacks of square matrices."""
     return eig_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# Matrix functions and decompositions computed by SciPy (issue 11): the
+# impls loop SciPy's routine over the stack axes; the derivatives are
+# written with primitives (solve_sylvester, sqrtm, logm), so every order works.
+
+
+def _scipy_linalg(name):
+    """``scipy.linalg`` for an impl, or an ImportError naming the extra."""
+    try:
+        import scipy.linalg  # lazy: SciPy is an optional extra
+    except ImportError as err:  # pragma: no cover - SciPy is installed in the test env
+        raise ImportError(f"tracegrad.scipy.linalg.{name} computes its values with SciPy: "
+                          'pip install -e ".[scipy]"') from err
+    return scipy.linalg
+
+
+def _complex_dtype(dt):
+    """complex64 for float32/complex64, complex128 otherwise."""
+    return _eig_dtype(dt)
+
+
+def _per_matrix(fn, out_dtypes, *arrays):
+    """Apply ``fn`` to each matrix of the (broadcast) stacks ``arrays``;
+    ``fn`` returns one array per entry of ``out_dtypes``."""
+    batch = np.broadcast_shapes(*(np.shape(x)[:-2] for x in arrays))
+    arrays = [np.broadcast_to(x, batch + np.shape(x)[-2:]) for x in arrays]
+    outs = None
+    for idx in np.ndindex(batch):
+        res = fn(*(x[idx] for x in arrays))
+        res = res if isinstance(res, tuple) else (res,)
+        if outs is None:
+            outs = [np.empty(batch + np.shape(r), dt) for r, dt in zip(res, out_dtypes)]
+        for o, r in zip(outs, res):
+            o[idx] = r
+    if outs is None:  # an empty stack: run once on zeros for the shapes
+        res = fn(*(np.eye(*x.shape[-2:], dtype=x.dtype) for x in arrays))
+        res = res if isinstance(res, tuple) else (res,)
+        outs = [np.empty(batch + np.shape(r), dt) for r, dt in zip(res, out_dtypes)]
+    return outs
+
+
+# --------------------------------------------------------------------------
+# solve_sylvester: X with A X + X B = Q; a (..., m, m), b (..., n, n),
+# q (..., m, n), batch axes broadcast
+solve_sylvester_p = Primitive("solve_sylvester")
+
+
+@solve_sylvester_p.def_impl
+def _solve_sylvester_impl(a, b, q):
+    """``scipy.linalg.solve_sylvester`` (Bartels-Stewart: Schur forms of
+    ``a`` and ``b``, then LAPACK ``trsyl``) per matrix."""
+    sl = _scipy_linalg("solve_sylvester")
+    dt = _linalg_dtype(np.result_type(a.dtype, b.dtype, q.dtype))
+    return _per_matrix(lambda x, y, z: sl.solve_sylvester(x, y, z), (dt,),
+                       a.astype(dt, copy=False), b.astype(dt, copy=False), q.astype(dt, copy=False))[0]
+
+
+@solve_sylvester_p.def_abstract_eval
+def _solve_sylvester_aval(a, b, q):
+    check_square(a, "solve_sylvester")
+    check_square(b, "solve_sylvester")
+    check_matrix(q, "solve_sylvester")
+    if q.shape[-2:] != (a.shape[-1], b.shape[-1]):
+        raise ValueError(f"solve_sylvester: q of shape {tuple(q.shape)} does not match a "
+                         f"{tuple(a.shape)} and b {tuple(b.shape)}: q must be (..., M, N)")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], q.shape[:-2])
+    dt = _linalg_dtype(np.result_type(a.dtype, b.dtype, q.dtype))
+    return ShapedArray(batch + tuple(q.shape[-2:]), dt)
+
+
+# A X + X B = Q gives A dX + dX B = dQ - dA X - X dB, one more Sylvester
+# solve.  The operator S(X) = A X + X B has the transpose (for sum(C * S(X)))
+# S^T(Y) = A^T Y + Y B^T, so with Y = S^-T(ct): q_bar = Y, a_bar = -Y X^T,
+# b_bar = -X^T Y (bilinear pairing, no conjugation, as for the other rules).
+defjvp(
+    solve_sylvester_p,
+    lambda g, ans, a, b, q: solve_sylvester(a, b, neg(matmul(g, ans))),
+    lambda g, ans, a, b, q: solve_sylvester(a, b, neg(matmul(ans, g))),
+    lambda g, ans, a, b, q: solve_sylvester(a, b, g),
+)
+
+
+def _sylvester_ct(ct, a, b):
+    return solve_sylvester(matrix_transpose(a), matrix_transpose(b), ct)
+
+
+defvjp_broadcasting(
+    solve_sylvester_p,
+    lambda ct, ans, a, b, q: neg(matmul(_sylvester_ct(ct, a, b), matrix_transpose(ans))),
+    lambda ct, ans, a, b, q: neg(matmul(matrix_transpose(ans), _sylvester_ct(ct, a, b))),
+    lambda ct, ans, a, b, q: _sylvester_ct(ct, a, b),
+)
+solve_sylvester_p.batch = elementwise_batch_rule(solve_sylvester_p)
+
+
+def solve_sylvester(a, b, q):
+    """``X`` with ``a @ X + X @ b = q`` for stacks (batch axes broadcast)."""
+    return solve_sylvester_p.bind(a, b, q)
+
+
+# --------------------------------------------------------------------------
+# sqrtm: the principal square root of a stack of complex square matrices
+# (the tracegrad.scipy.linalg wrapper casts real input to complex, as JAX)
+sqrtm_p = Primitive("sqrtm")
+
+
+@sqrtm_p.def_impl
+def _sqrtm_impl(a):
+    """``scipy.linalg.sqrtm`` (the Schur method of Bjorck and Hammarling
+    1983, blocked as in Deadman, Higham and Ralha 2013) per matrix."""
+    sl = _scipy_linalg("sqrtm")
+    dt = _complex_dtype(a.dtype)
+    return _per_matrix(lambda x: np.asarray(sl.sqrtm(x), dtype=dt), (dt,), a.astype(dt, copy=False))[0]
+
+
+@sqrtm_p.def_abstract_eval
+def _sqrtm_aval(a):
+    check_square(a, "sqrtm")
+    return ShapedArray(a.shape, _complex_dtype(a.dtype))
+
+
+# X^2 = A gives X dX + dX X = dA: dX = S^-1(dA) for S(Y) = X Y + Y X, whose
+# transpose is Y -> X^T Y + Y X^T (Higham, "Functions of Matrices", 2008,
+# section 6.1; defined when no two eigenvalues of X sum to zero, i.e. A is
+# nonsingular).
+defjvp(sqrtm_p, lambda g, ans, a: solve_sylvester(ans, ans, g))
+def _real_if_real(ct, a):
+    """The cotangent of a real operand of a complex-valued primitive: its real part."""
+    return ct if _is_complex(a) else convert_element_type(real(ct), dtype_of(a))
+
+
+defvjp(sqrtm_p, lambda ct, ans, a: _real_if_real(
+    solve_sylvester(matrix_transpose(ans), matrix_transpose(ans), ct), a))
+sqrtm_p.batch = _stack_batch_rule(sqrtm_p)
+
+
+def sqrtm(a):
+    """Principal square root of a stack of square matrices (complex result)."""
+    return sqrtm_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# logm: the principal logarithm of a stack of complex square matrices
+logm_p = Primitive("logm")
+
+
+@logm_p.def_impl
+def _logm_impl(a):
+    """``scipy.linalg.logm`` (inverse scaling and squaring, Al-Mohy and
+    Higham 2012) per matrix."""
+    sl = _scipy_linalg("logm")
+    dt = _complex_dtype(a.dtype)
+    return _per_matrix(lambda x: np.asarray(sl.logm(x), dtype=dt), (dt,), a.astype(dt, copy=False))[0]
+
+
+@logm_p.def_abstract_eval
+def _logm_aval(a):
+    check_square(a, "logm")
+    return ShapedArray(a.shape, _complex_dtype(a.dtype))
+
+
+def logm_frechet_block(a, e):
+    """``L(a, e)``: the Frechet derivative of the principal logarithm at
+    ``a`` in the direction ``e``, the upper-right block of
+    ``logm([[a, e], [0, a]])`` (Higham, "Functions of Matrices", 2008,
+    theorem 3.6, as for :func:`expm_frechet_block`)."""
+    shape = shape_of(a)
+    n, nd = shape[-1], len(shape)
+    dt = np.result_type(dtype_of(a), dtype_of(e))
+    a, e = (x if dtype_of(x) == dt else convert_element_type(x, dt) for x in (a, e))
+    top = concatenate([a, e], nd - 1)
+    bottom = concatenate([mul(a, 0.0), a], nd - 1)
+    big = logm(concatenate([top, bottom], nd - 2))
+    return slice(big, (0,) * (nd - 2) + (0, n), shape[:-1] + (2 * n,))
+
+
+# d log(A) = L(A, dA); as for exp, a primary matrix function has
+# L(A, .)^T = L(A^T, .) for the pairing sum(C * L(A, E)).
+defjvp(logm_p, lambda g, ans, a: logm_frechet_block(a, g))
+defvjp(logm_p, lambda ct, ans, a: _real_if_real(
+    logm_frechet_block(matrix_transpose(a), convert_element_type(ct, dtype_of(ans))), a))
+logm_p.batch = _stack_batch_rule(logm_p)
+
+
+def logm(a):
+    """Principal logarithm of a stack of square matrices (complex result)."""
+    return logm_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# schur and hessenberg: values only.  As in JAX, they have no derivative
+# (the Schur vectors and the Hessenberg reduction are not unique, so no
+# derivative is defined): their rules raise instead of returning zeros.
+
+
+def _no_derivative(name, why):
+    def rule(*args, **params):
+        raise NotImplementedError(
+            f"tracegrad.scipy.linalg.{name} is not differentiable ({why}; jax.scipy.linalg."
+            f"{name} has no derivative either); differentiate a function of the matrix that "
+            "does not depend on the factorization's choices instead (e.g. sqrtm, logm, eigvals)")
+    return rule
+
+
+schur_p = Primitive("schur", multiple_results=True)
+
+
+@schur_p.def_impl
+def _schur_impl(a, *, output):
+    """``scipy.linalg.schur`` (LAPACK ``gees``) per matrix."""
+    sl = _scipy_linalg("schur")
+    dt = _complex_dtype(a.dtype) if output == "complex" else _linalg_dtype(a.dtype)
+    t, z = _per_matrix(lambda x: tuple(np.asarray(r, dt) for r in sl.schur(x, output=output)),
+                       (dt, dt), a.astype(dt, copy=False))
+    return t, z
+
+
+@schur_p.def_abstract_eval
+def _schur_aval(a, *, output):
+    check_square(a, "schur")
+    dt = _complex_dtype(a.dtype) if output == "complex" else _linalg_dtype(a.dtype)
+    return [ShapedArray(a.shape, dt), ShapedArray(a.shape, dt)]
+
+
+schur_p.jvp = _no_derivative("schur", "the Schur vectors are not unique")
+defvjp(schur_p, _no_derivative("schur", "the Schur vectors are not unique"))
+schur_p.batch = _stack_batch_rule(schur_p)
+
+
+def schur(a, output="real"):
+    """``(T, Z)`` with ``a = Z T Z^H`` for a stack of square matrices."""
+    return schur_p.bind(a, output=output)
+
+
+hessenberg_p = Primitive("hessenberg", multiple_results=True)
+
+
+@hessenberg_p.def_impl
+def _hessenberg_impl(a):
+    """``scipy.linalg.hessenberg`` (LAPACK ``gehrd``/``orghr``) per matrix."""
+    sl = _scipy_linalg("hessenberg")
+    dt = _linalg_dtype(a.dtype)
+    h, q = _per_matrix(lambda x: tuple(np.asarray(r, dt) for r in sl.hessenberg(x, calc_q=True)),
+                       (dt, dt), a.astype(dt, copy=False))
+    return h, q
+
+
+@hessenberg_p.def_abstract_eval
+def _hessenberg_aval(a):
+    check_square(a, "hessenberg")
+    dt = _linalg_dtype(a.dtype)
+    return [ShapedArray(a.shape, dt), ShapedArray(a.shape, dt)]
+
+
+hessenberg_p.jvp = _no_derivative("hessenberg", "the reduction is not unique")
+defvjp(hessenberg_p, _no_derivative("hessenberg", "the reduction is not unique"))
+hessenberg_p.batch = _stack_batch_rule(hessenberg_p)
+
+
+def hessenberg(a):
+    """``(H, Q)`` with ``a = Q H Q^H``, ``H`` upper Hessenberg, for a stack."""
+    return hessenberg_p.bind(a)
+
+
+# --------------------------------------------------------------------------
+# qr_pivots: the column permutation of QR with column pivoting (LAPACK
+# geqp3), piecewise constant in the matrix, so it has no derivative; the
+# factorization of the permuted matrix carries the derivatives
+qr_pivots_p = def_nondifferentiable(Primitive("qr_pivots"))
+
+
+@qr_pivots_p.def_impl
+def _qr_pivots_impl(a):
+    """``scipy.linalg.qr(a, mode='r', pivoting=True)``'s permutation, per matrix."""
+    sl = _scipy_linalg("qr")
+    return _per_matrix(lambda x: np.asarray(sl.qr(x, mode="r", pivoting=True)[1], np.int32)[None],
+                       (np.int32,), np.asarray(a))[0][..., 0, :]
+
+
+@qr_pivots_p.def_abstract_eval
+def _qr_pivots_aval(a):
+    check_matrix(a, "qr")
+    return ShapedArray(a.shape[:-2] + a.shape[-1:], np.dtype(np.int32))
+
+
+qr_pivots_p.batch = _stack_batch_rule(qr_pivots_p)
+
+
+def qr_pivots(a):
+    """Column permutation ``p`` (int32, ``(..., n)``) of pivoted QR: ``a[..., :, p] = Q R``."""
+    return qr_pivots_p.bind(a)

@@ -652,6 +652,79 @@ row("scipy.linalg.toeplitz", "", lambda ns, c, r: ns.scipy_linalg.toeplitz(c, r)
     A((normal, (3,)), (normal, (4,))), **_sla)
 row("scipy.linalg.block_diag", "", lambda ns, a, b, c: ns.scipy_linalg.block_diag(a, b, c),
     A((normal, (2, 2)), (normal, (3,)), (normal, ())), **_sla)
+
+
+# tracegrad.scipy.linalg, issue 11: matrix functions (values from SciPy; sqrtm and
+# logm are complex, SciPy returns the real root/logarithm when it is real)
+def _quasi_triangular(rng, shape):
+    # a real Schur form: a 2x2 block with complex eigenvalues on top, then 1x1 blocks
+    t = np.triu(rng.standard_normal(shape))
+    t[1, 1] = t[0, 0] + 0.1 * rng.standard_normal()
+    t[0, 1], t[1, 0] = 1.0 + abs(rng.standard_normal()), -1.0 - abs(rng.standard_normal())
+    return t
+
+
+def _rsf2csf_parts(ns, t, z):
+    # only the entries a real Schur form has (upper triangle and the block's
+    # subdiagonal entry) are arguments; real and imaginary parts of T and Z
+    mask = np.triu(np.ones(t.shape)) + np.eye(t.shape[0], k=-1) * (np.arange(t.shape[0]) == 1)[:, None]
+    mask = mask.astype(t.dtype)
+    tc, zc = ns.scipy_linalg.rsf2csf(t * mask, z)
+    return ns.real(tc), ns.imag(tc), ns.real(zc), ns.imag(zc)
+
+
+row("scipy.linalg.solve_sylvester", "", lambda ns, a, b, q: ns.scipy_linalg.solve_sylvester(a, b, q),
+    A((wellcond, (3, 3)), (wellcond, (2, 2)), (normal, (3, 2))), **_sla)
+row("scipy.linalg.sqrtm", "", lambda ns, a: ns.real(ns.scipy_linalg.sqrtm(a)), A((wellcond, (3, 3))),
+    tol=1e-5, **_sla)
+row("scipy.linalg.sqrtm", "complex", lambda ns, a, b: ns.real(
+    ns.scipy_linalg.sqrtm(a + 0.3j * b) * (0.3 - 1.1j)), A((wellcond, (3, 3)), (normal, (3, 3))),
+    tol=1e-5, same_dtype=False, **_sla)
+row("scipy.linalg.logm", "", lambda ns, a: ns.real(ns.scipy_linalg.logm(a)), A((wellcond, (3, 3))),
+    tol=1e-5, **_sla)
+row("scipy.linalg.logm", "complex", lambda ns, a, b: ns.imag(
+    ns.scipy_linalg.logm(a + 0.3j * b) * (1.0 + 0.5j)), A((wellcond, (3, 3)), (normal, (3, 3))),
+    tol=1e-5, same_dtype=False, **_sla)
+row("scipy.linalg.polar", "right", lambda ns, a: ns.scipy_linalg.polar(a), A((wellcond, (3, 3))),
+    tol=1e-5, **_sla)
+row("scipy.linalg.polar", "left-tall", lambda ns, a: ns.scipy_linalg.polar(a, side="left"),
+    A((normal, (4, 3))), tol=1e-5, **_sla)
+row("scipy.linalg.eigh_tridiagonal", "eigvals", lambda ns, d, e: ns.scipy_linalg.eigh_tridiagonal(
+    d, e, eigvals_only=True), A((normal, (4,)), (normal, (3,))), tol=1e-5, **_sla)
+row("scipy.linalg.eigh_tridiagonal", "vectors",
+    # eigenvectors up to sign: fix the sign of each column's first entry
+    lambda ns, d, e: (lambda w, v: (w, v * ns.sign(v[:1, :])))(*ns.scipy_linalg.eigh_tridiagonal(
+        d, e, select="i", select_range=(1, 3))), A((normal, (4,)), (normal, (3,))), tol=1e-4, **_sla)
+row("scipy.linalg.rsf2csf", "", _rsf2csf_parts, A((_quasi_triangular, (4, 4)), (normal, (4, 4))),
+    tol=1e-5, **_sla)
+# special matrices built from arrays
+row("scipy.linalg.circulant", "", lambda ns, c: ns.scipy_linalg.circulant(c), A((normal, (4,))), **_sla)
+row("scipy.linalg.circulant", "batched", lambda ns, c: ns.scipy_linalg.circulant(c), A((normal, (2, 3))),
+    **_sla)
+row("scipy.linalg.hankel", "", lambda ns, c, r: ns.scipy_linalg.hankel(c, r),
+    A((normal, (3,)), (normal, (4,))), **_sla)
+row("scipy.linalg.companion", "", lambda ns, a: ns.scipy_linalg.companion(a), A((pos, (2, 4))), **_sla)
+row("scipy.linalg.fiedler", "", lambda ns, a: ns.scipy_linalg.fiedler(a), A((normal, (2, 4))), **_sla)
+row("scipy.linalg.fiedler_companion", "", lambda ns, a: ns.scipy_linalg.fiedler_companion(a),
+    A((pos, (6,))), **_sla)
+row("scipy.linalg.leslie", "", lambda ns, f, s: ns.scipy_linalg.leslie(f, s),
+    A((normal, (4,)), (normal, (3,))), **_sla)
+# pivoted QR (the permutation is piecewise constant) and qr_multiply; R's
+# diagonal signs made positive, as for linalg.qr
+def _qr_signs(ns, q, r):
+    d = ns.sign(ns.diagonal(r))
+    return q * d, r * d[:, None]
+
+
+row("scipy.linalg.qr", "pivoting-economic", lambda ns, a: _qr_signs(
+    ns, *ns.scipy_linalg.qr(a, mode="economic", pivoting=True)[:2]), A((normal, (4, 3))), tol=1e-4, **_sla)
+row("scipy.linalg.qr_multiply", "right", lambda ns, a, c: ns.scipy_linalg.qr_multiply(a, c)[0],
+    A((wellcond, (3, 3)), (normal, (2, 3))), tol=1e-4, **_sla)
+row("scipy.linalg.qr_multiply", "left-pivoting", lambda ns, a, c: ns.scipy_linalg.qr_multiply(
+    a, c, mode="left", pivoting=True)[0], A((wellcond, (3, 3)), (normal, (3, 2))), tol=1e-4, **_sla)
+for _mode in ("full", "same", "valid"):
+    row("scipy.linalg.convolution_matrix", _mode, lambda ns, a, _m=_mode: ns.scipy_linalg.convolution_matrix(
+        a, 4, _m), A((normal, (3,))), **_sla)
 row("linalg.eigh", "eigenvalues",
     lambda ns, a: ns.linalg.eigh(0.5 * (a + a.T))[0], A((sym_distinct, (3, 3))))
 row("linalg.eigh", "eigenvectors",

@@ -531,6 +531,21 @@ case(
     V([real(3, 4)], {"mode": "complete"}, **_la),
     V([real(2, 4, 3)], {"mode": "reduced"}, **_la),
 )
+# issue 11, tracegrad.scipy.linalg: matrix functions and decompositions from SciPy
+case(
+    "solve_sylvester",
+    V([wellcond(3, 3), wellcond(2, 2), real(3, 2)], {}, **_la),
+    V([wellcond(2, 3, 3), wellcond(2, 2), real(3, 2)], {}, **_la),
+)
+case("sqrtm logm", V([wellcond(3, 3)], {}, C, **_la), V([wellcond(2, 3, 3)], {}, C, **_la))
+# schur and hessenberg raise when differentiated (no derivative, as in JAX)
+case(
+    "schur",
+    V([real(3, 3)], {"output": "real"}, modes=(), **_la),
+    V([cplx(2, 3, 3)], {"output": "complex"}, C, modes=(), **_la),
+)
+case("hessenberg", V([real(4, 4)], {}, modes=(), **_la), V([real(2, 3, 3)], {}, modes=(), **_la))
+case("qr_pivots", V([real(4, 3)], {}), V([real(2, 3, 4)], {}))
 
 # nn
 case(
