@@ -36,7 +36,8 @@ def _same(got, want, tol=1e-12):
         return
     got = np.asarray(got)
     assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.dtype)
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max(initial=0)))
+    scale = max(1.0, np.abs(want).max(initial=0))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
 
 
 @pytest.mark.parametrize("s1, s2", SHAPES)
