@@ -303,3 +303,104 @@ def test_derivatives_match_jax():
     gj = jax.grad(lambda y, x: (jsi.trapezoid(y, x) ** 2).sum(), argnums=(0, 1))(w, x)
     for p, q in zip(gt, gj):
         np.testing.assert_allclose(p, np.asarray(q), atol=1e-12)
+
+
+# ------------------------------------------------------------------ spectral
+
+SPECTRAL_KW = [{}, {"nperseg": 16}, {"nperseg": 16, "noverlap": 4, "nfft": 20},
+               {"nperseg": 15, "detrend": "linear"},
+               {"nperseg": 16, "detrend": False, "scaling": "spectrum"},
+               {"nperseg": 16, "average": "median"}, {"window": np.hamming(10)},
+               {"nperseg": 16, "return_onesided": False},
+               {"window": ("tukey", 0.3), "nperseg": 12, "fs": 3.0}]
+
+
+def _same_tuple(got, want, tol=1e-12):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _same(g, np.asarray(w), tol)
+
+
+@pytest.mark.filterwarnings("ignore")  # SciPy's: nperseg shortened to the signal
+@pytest.mark.parametrize("kw", SPECTRAL_KW)
+def test_welch_csd_match_scipy(kw):
+    rng = np.random.default_rng(12)
+    x, y = rng.standard_normal((3, 64)), rng.standard_normal((3, 50))
+    xc = x + 1j * rng.standard_normal(x.shape)
+    _same_tuple(tss.welch(x, **kw), ss.welch(x, **kw))
+    _same_tuple(tss.welch(x.T, axis=0, **kw), ss.welch(x.T, axis=0, **kw))
+    _same_tuple(tss.csd(x, y, **kw), ss.csd(x, y, **kw))
+    _same_tuple(tss.csd(xc, x, **kw), ss.csd(xc, x, **kw))
+
+
+@pytest.mark.filterwarnings("ignore")  # SciPy's: complex input made two-sided
+@pytest.mark.parametrize("kw", [k for k in SPECTRAL_KW if "average" not in k])
+@pytest.mark.parametrize("boundary", ["zeros", "even", "odd", "constant", None])
+@pytest.mark.parametrize("padded", [True, False])
+def test_stft_matches_scipy(kw, boundary, padded):
+    kw = dict(kw)
+    if isinstance(kw.get("window"), np.ndarray):
+        kw["nperseg"] = len(kw["window"])
+    if "scaling" in kw:
+        kw["scaling"] = "psd"
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((3, 64))
+    _same_tuple(tss.stft(x, boundary=boundary, padded=padded, **kw),
+                ss.stft(x, boundary=boundary, padded=padded, **kw))
+    _same_tuple(tss.stft(x.T, axis=0, boundary=boundary, padded=padded, **kw),
+                ss.stft(x.T, axis=0, boundary=boundary, padded=padded, **kw))
+    xc = x + 1j * rng.standard_normal(x.shape)
+    _same_tuple(tss.stft(xc, boundary=boundary, padded=padded, **kw),
+                ss.stft(xc, boundary=boundary, padded=padded, **kw))
+
+
+def test_spectral_errors():
+    x = np.ones(32)
+    with pytest.raises(ValueError, match="noverlap"):
+        tss.welch(x, nperseg=8, noverlap=8)
+    with pytest.raises(ValueError, match="nfft"):
+        tss.welch(x, nperseg=8, nfft=4)
+    with pytest.raises(ValueError, match="scaling"):
+        tss.welch(x, nperseg=8, scaling="power")
+    with pytest.raises(ValueError, match="average"):
+        tss.welch(x, nperseg=8, average="mode")
+    with pytest.raises(ValueError, match="boundary"):
+        tss.stft(x, nperseg=8, boundary="wrap")
+    with pytest.raises(ValueError, match="nperseg"):
+        tss.stft(x, window=np.hanning(8))  # nperseg=256 by default
+
+
+def test_spectral_gradients_vmap_jit():
+    rng = np.random.default_rng(14)
+    x, y = rng.standard_normal(24), rng.standard_normal(24)
+    check_grads(lambda v: tss.welch(v, nperseg=8)[1], (x,), order=2)
+    check_grads(lambda v: tss.welch(v, nperseg=8, average="median")[1], (x,), order=1)
+    check_grads(lambda u, v: tss.csd(u, v, nperseg=8, detrend="linear")[1], (x, y), order=2)
+    check_grads(lambda v: tss.stft(v, nperseg=8, boundary="odd")[2], (x,), order=2)
+    check_grads(lambda v: tss.stft(v, nperseg=8)[2], (x + 1j * y,), order=2)
+    xs = rng.standard_normal((3, 24))
+    f = lambda v: tss.welch(v, nperseg=8)[1]  # noqa: E731
+    np.testing.assert_allclose(tg.vmap(f)(xs), ss.welch(xs, nperseg=8)[1], atol=1e-13)
+    np.testing.assert_allclose(tg.jit(f)(x), ss.welch(x, nperseg=8)[1], atol=1e-13)
+    g = tg.jit(tg.grad(lambda v: tnp.sum(tnp.abs(tss.stft(v, nperseg=8)[2]) ** 2)))(x)
+    g0 = tg.grad(lambda v: tnp.sum(tnp.abs(tss.stft(v, nperseg=8)[2]) ** 2))(x)
+    np.testing.assert_allclose(g, g0, atol=1e-12)
+
+
+def test_spectral_derivatives_match_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jss = pytest.importorskip("jax.scipy.signal")
+    rng = np.random.default_rng(15)
+    x, y, w = rng.standard_normal(32), rng.standard_normal(32), rng.standard_normal(5)
+    gt = tg.grad(lambda v: tnp.sum(w * tss.welch(v, nperseg=8)[1]))(x)
+    gj = jax.grad(lambda v: (w * jss.welch(v, nperseg=8)[1]).sum())(x)
+    np.testing.assert_allclose(gt, np.asarray(gj), rtol=1e-10, atol=1e-12)
+    gt = tg.grad(lambda u, v: tnp.sum(tnp.real(tss.csd(u, v, nperseg=8)[1]) * w),
+                 argnums=(0, 1))(x, y)
+    gj = jax.grad(lambda u, v: (jss.csd(u, v, nperseg=8)[1].real * w).sum(), argnums=(0, 1))(x, y)
+    for p, q in zip(gt, gj):
+        np.testing.assert_allclose(p, np.asarray(q), rtol=1e-10, atol=1e-12)
+    gt = tg.grad(lambda v: tnp.sum(tnp.abs(tss.stft(v, nperseg=8)[2]) ** 2))(x)
+    gj = jax.grad(lambda v: (abs(jss.stft(v, nperseg=8)[2]) ** 2).sum())(x)
+    np.testing.assert_allclose(gt, np.asarray(gj), rtol=1e-10, atol=1e-12)

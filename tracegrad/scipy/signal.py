@@ -1,8 +1,8 @@
 """``tracegrad.scipy.signal``: SciPy's convolutions and ``detrend``, differentiable.
 
 ``convolve``, ``correlate`` and ``fftconvolve`` on N-d arrays,
-``convolve2d``/``correlate2d`` with SciPy's boundary modes, and
-``detrend``, with ``scipy.signal``'s signatures and values
+``convolve2d``/``correlate2d`` with SciPy's boundary modes, ``detrend``,
+and the spectral estimates ``csd``, ``welch`` and ``stft``, with ``scipy.signal``'s signatures and values
 (``jax.scipy.signal`` is the model for what exists).  Every function is
 differentiable in all of its array inputs, to any order, and works under
 ``vmap`` and ``jit``: no new primitive is involved.
@@ -17,6 +17,8 @@ differentiable in all of its array inputs, to any order, and works under
   crops to the mode, as SciPy does.
 * ``correlate(in1, in2)`` is ``convolve(in1, in2[::-1, ...].conj())``, SciPy's
   convention: the second input is conjugated.
+* ``csd``/``welch`` (Welch's method) and ``stft`` gather the overlapping
+  segments with one ``take`` and transform them with ``rfft``/``fft``.
 * ``detrend`` subtracts the least-squares fit of each segment, written as a
   fixed projection matrix (it depends on the length and breakpoints only)
   applied along ``axis``.
@@ -30,7 +32,8 @@ from .. import numpy as tnp
 from ..core import Tracer
 from ..numpy._core import _array, result_type
 
-__all__ = ["convolve", "correlate", "fftconvolve", "convolve2d", "correlate2d", "detrend"]
+__all__ = ["convolve", "correlate", "fftconvolve", "convolve2d", "correlate2d", "detrend",
+           "csd", "welch", "stft"]
 
 _MODES = ("full", "same", "valid")
 #: ``method="auto"`` switches to the FFT above this many multiply-adds
@@ -152,6 +155,13 @@ def convolve(in1, in2, mode="full", method="auto"):
     ValueError
         Inputs of different rank, an unknown mode or method, or ``"valid"``
         mode with neither input at least as large as the other everywhere.
+
+    Notes
+    -----
+    A NaN or infinity in the smaller input reaches every output of the
+    direct method (the banded matrix's zeros multiply it), where SciPy's
+    direct sum keeps it to the outputs it overlaps; the FFT method spreads
+    it everywhere in both.
     """
     _check_mode(mode, "convolve")
     if method not in ("auto", "direct", "fft"):
@@ -468,3 +478,266 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=False):  # noqa: 
     moved = tnp.moveaxis(data, axis, -1)
     out = tnp.matmul(moved, r.T) if n else moved
     return tnp.moveaxis(out, -1, axis)
+
+
+# ---------------------------------------------------------------- spectral
+
+def _window(window, nperseg, n, name):
+    """SciPy's segment triage: ``(win, nperseg)`` for a window name (SciPy's
+    ``get_window``, shortened to the signal when ``nperseg`` exceeds it) or
+    an array."""
+    if isinstance(window, (str, tuple)):
+        try:
+            from scipy.signal import get_window  # lazy: SciPy is optional (window names only)
+        except ImportError as e:
+            raise ImportError(f"tracegrad.scipy.signal.{name} with a window name needs SciPy's "
+                              "get_window: pip install -e \".[scipy]\", or pass the window as "
+                              "an array") from e
+        nperseg = 256 if nperseg is None else int(nperseg)
+        if nperseg < 1:
+            raise ValueError("nperseg must be a positive integer")
+        nperseg = min(nperseg, n)
+        return np.asarray(get_window(window, nperseg)), nperseg
+    if isinstance(window, Tracer):
+        raise TypeError(f"{name}: the window must be concrete")
+    win = np.asarray(window)
+    if win.ndim != 1:
+        raise ValueError("window must be 1-D")
+    if n < win.shape[0]:
+        raise ValueError("window is longer than input signal")
+    if nperseg is not None and int(nperseg) != win.shape[0]:
+        raise ValueError("value specified for nperseg is different from length of window")
+    return win, win.shape[0]
+
+
+def _segment_spectra(x, win, nperseg, noverlap, nfft, detrend_type, onesided, nseg):
+    """FFT of each of ``nseg`` windowed, detrended segments along the last
+    axis: shape ``x.shape[:-1] + (nseg, nfreq)``."""
+    step = nperseg - noverlap
+    idx = np.arange(nseg)[:, None] * step + np.arange(nperseg)[None, :]
+    seg = tnp.take(x, idx, axis=-1)
+    if detrend_type is not False and detrend_type is not None:
+        seg = detrend_type(seg) if callable(detrend_type) else detrend(seg, -1, detrend_type)
+    seg = tnp.multiply(seg, win)
+    if onesided:
+        return tnp.fft.rfft(seg, nfft, axis=-1)
+    return tnp.fft.fft(seg, nfft, axis=-1)
+
+
+def _spectral_args(x, nperseg, noverlap, nfft, window, name):
+    n = _shape(x)[-1]
+    win, nperseg = _window(window, nperseg, n, name)
+    nfft = nperseg if nfft is None else int(nfft)
+    if nfft < nperseg:
+        raise ValueError("nfft must be greater than or equal to nperseg.")
+    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
+    if noverlap >= nperseg:
+        raise ValueError("noverlap must be less than nperseg.")
+    return win, nperseg, noverlap, nfft
+
+
+def _is_complex(x):
+    return np.dtype(tnp.result_type(x)).kind == "c"
+
+
+def _as_inexact(x):
+    x = _array(x)
+    return x if np.dtype(tnp.result_type(x)).kind in "fc" else _cast(x, np.float64)
+
+
+def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+        detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean"):
+    """Cross power spectral density by Welch's method (``scipy.signal.csd``).
+
+    ``Pxy = mean over segments of conj(X) * Y * scale``, with ``X``, ``Y``
+    the FFTs of the detrended, windowed segments (``nperseg`` samples,
+    ``noverlap`` shared between neighbours, as many whole segments as fit),
+    the one-sided frequencies but 0 (and Nyquist for even ``nfft``) doubled.
+
+    Parameters
+    ----------
+    x, y : array_like or tracer
+        Signals along ``axis``; the other axes broadcast, the shorter signal
+        is zero-padded to the longer.
+    fs : float
+        Sampling frequency.
+    window : str, tuple or 1-D array
+        A window name for SciPy's ``get_window`` (``"hann"``; then
+        ``nperseg`` defaults to 256, shortened to the signal) or the window.
+    nperseg, noverlap, nfft : int, optional
+        Segment length, overlap (default ``nperseg // 2``), FFT length
+        (default ``nperseg``).
+    detrend : {"constant", "linear"}, False or callable
+        What is removed from each segment (callable: applied to the segments
+        stacked along the last axis).
+    return_onesided : bool
+        Non-negative frequencies only (ignored for complex input).
+    scaling : {"density", "spectrum"}
+        ``V**2/Hz`` (``1 / (fs * sum(win**2))``) or ``V**2``
+        (``1 / sum(win)**2``).
+    axis : int
+    average : {"mean", "median"}
+        How the segments' estimates combine (the median divided by SciPy's
+        bias factor; real and imaginary parts separately).
+
+    Returns
+    -------
+    f : ndarray
+        The frequencies (concrete).
+    Pxy : array or tracer
+        Complex; frequencies on ``axis``.  Differentiable in ``x`` and ``y``.
+
+    Raises
+    ------
+    ValueError
+        Bad segment lengths, an unknown scaling or average, or shapes that
+        do not broadcast.
+    """
+    same = y is x
+    x = tnp.moveaxis(_as_inexact(x), axis, -1)
+    y = x if same else tnp.moveaxis(_as_inexact(y), axis, -1)
+    nx, ny = _shape(x)[-1], _shape(y)[-1]
+    if nx != ny:
+        longer = max(nx, ny)
+        x = tnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, longer - nx)])
+        y = tnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, longer - ny)])
+    n = _shape(x)[-1]
+    win, nperseg, noverlap, nfft = _spectral_args(x, nperseg, noverlap, nfft, window, "csd")
+    if scaling == "density":
+        scale = 1.0 / (fs * np.sum(win * win))
+    elif scaling == "spectrum":
+        scale = 1.0 / np.sum(win) ** 2
+    else:
+        raise ValueError(f"Unknown scaling: {scaling!r}")
+    if average not in ("mean", "median"):
+        raise ValueError(f"average must be 'median' or 'mean', got {average!r}")
+    onesided = return_onesided and not (_is_complex(x) or _is_complex(y))
+    nseg = (n - noverlap) // (nperseg - noverlap)
+    sx = _segment_spectra(x, win, nperseg, noverlap, nfft, detrend, onesided, nseg)
+    sy = sx if same else _segment_spectra(y, win, nperseg, noverlap, nfft, detrend, onesided,
+                                          nseg)
+    p = tnp.multiply(tnp.multiply(tnp.conj(sx), sy), scale)
+    if onesided:
+        double = np.full(_shape(p)[-1], 2.0)
+        double[0] = 1.0
+        if nfft % 2 == 0:
+            double[-1] = 1.0
+        p = tnp.multiply(p, double)
+    if nseg > 1 and average == "median":
+        m = nseg
+        ii = 2 * np.arange(1, (m - 1) // 2 + 1)
+        bias = 1 + np.sum(1.0 / (ii + 1) - 1.0 / ii)
+        p = tnp.add(tnp.median(tnp.real(p), axis=-2), tnp.multiply(
+            tnp.median(tnp.imag(p), axis=-2), 1j))
+        p = tnp.divide(p, bias)
+    else:
+        p = tnp.mean(p, axis=-2)
+    freqs = np.fft.rfftfreq(nfft, 1 / fs) if onesided else np.fft.fftfreq(nfft, 1 / fs)
+    if same:
+        p = tnp.real(p)
+    return freqs, tnp.moveaxis(p, -1, axis)
+
+
+def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
+          detrend="constant", return_onesided=True, scaling="density", axis=-1, average="mean"):
+    """Power spectral density by Welch's method (``scipy.signal.welch``).
+
+    :func:`csd` of ``x`` with itself, real.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+    fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis, average
+        As :func:`csd`.
+
+    Returns
+    -------
+    f : ndarray
+    Pxx : array or tracer
+        Real; differentiable in ``x``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`csd`.
+    """
+    return csd(x, x, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling,
+               axis, average)
+
+
+_EXTENSIONS = ("even", "odd", "constant", "zeros", None)
+
+
+def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detrend=False,
+         return_onesided=True, boundary="zeros", padded=True, axis=-1, scaling="spectrum"):
+    """Short-time Fourier transform (``scipy.signal.stft``).
+
+    Parameters
+    ----------
+    x : array_like or tracer
+    fs, window, nperseg, noverlap, nfft, detrend, return_onesided, axis
+        As :func:`csd` (``nperseg`` default 256, detrending off).
+    boundary : {"zeros", "even", "odd", "constant", None}
+        How ``nperseg // 2`` samples are added at both ends (SciPy's
+        extensions: zeros, mirror, point-symmetric mirror, edge value).
+    padded : bool
+        Zero-pad the end so that the segments cover every sample.
+    scaling : {"spectrum", "psd"}
+        Scale by ``1 / sum(win)`` or ``1 / sqrt(fs * sum(win**2))``.
+
+    Returns
+    -------
+    f, t : ndarray
+        Frequencies and segment times (concrete).
+    Zxx : array or tracer
+        Complex; frequencies on ``axis`` and the segments on the last axis
+        (``(..., len(f), len(t))`` for ``axis=-1``), as SciPy lays it out.
+        Differentiable in ``x``.
+
+    Raises
+    ------
+    ValueError
+        Bad segment lengths, an unknown boundary or scaling.
+    """
+    if scaling == "psd":
+        scale_kind = "density"
+    elif scaling == "spectrum":
+        scale_kind = "spectrum"
+    else:
+        raise ValueError(f"Parameter scaling={scaling!r} not in ['spectrum', 'psd']!")
+    if boundary not in _EXTENSIONS:
+        raise ValueError(f"Unknown boundary option '{boundary}', must be one of: "
+                         f"{list(_EXTENSIONS)}")
+    x = tnp.moveaxis(_as_inexact(x), axis, -1)
+    win, nperseg, noverlap, nfft = _spectral_args(x, nperseg, noverlap, nfft, window, "stft")
+    lead = [(0, 0)] * (x.ndim - 1)
+    h = nperseg // 2
+    if boundary == "zeros":
+        x = tnp.pad(x, lead + [(h, h)])
+    elif boundary == "even":
+        x = tnp.pad(x, lead + [(h, h)], mode="reflect")
+    elif boundary == "constant":
+        x = tnp.pad(x, lead + [(h, h)], mode="edge")
+    elif boundary == "odd":
+        x = tnp.subtract(tnp.multiply(tnp.pad(x, lead + [(h, h)], mode="edge"), 2.0),
+                         tnp.pad(x, lead + [(h, h)], mode="reflect"))
+    step = nperseg - noverlap
+    if padded:
+        nadd = (-(_shape(x)[-1] - nperseg) % step) % nperseg
+        x = tnp.pad(x, lead + [(0, nadd)])
+    n = _shape(x)[-1]
+    nseg = (n - nperseg) // step + 1
+    if scale_kind == "density":
+        scale = np.sqrt(1.0 / (fs * np.sum(win * win)))
+    else:
+        scale = np.sqrt(1.0 / np.sum(win) ** 2)
+    onesided = return_onesided and not _is_complex(x)
+    z = tnp.multiply(_segment_spectra(x, win, nperseg, noverlap, nfft, detrend, onesided, nseg),
+                     scale)
+    freqs = np.fft.rfftfreq(nfft, 1 / fs) if onesided else np.fft.fftfreq(nfft, 1 / fs)
+    time = np.arange(nperseg / 2, n - nperseg / 2 + 1, step) / float(fs)
+    if boundary is not None:
+        time = time - (nperseg / 2) / fs
+    # SciPy's layout: the frequencies take axis's place (counted in the
+    # result, one axis longer, for a negative axis); the segments come last
+    return freqs, time, tnp.moveaxis(z, -1, axis - 1 if axis < 0 else axis)
