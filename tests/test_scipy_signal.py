@@ -354,6 +354,12 @@ def test_stft_matches_scipy(kw, boundary, padded):
                 ss.stft(xc, boundary=boundary, padded=padded, **kw))
 
 
+def test_default_window_is_scipys_periodic_hann():
+    for n in (1, 2, 7, 16, 256):
+        np.testing.assert_allclose(tss._window("hann", n, 300, "welch")[0], ss.get_window("hann", n),
+                                   atol=1e-15)
+
+
 def test_spectral_errors():
     x = np.ones(32)
     with pytest.raises(ValueError, match="noverlap"):

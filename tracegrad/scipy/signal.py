@@ -487,6 +487,14 @@ def _window(window, nperseg, n, name):
     ``get_window``, shortened to the signal when ``nperseg`` exceeds it) or
     an array."""
     if isinstance(window, (str, tuple)):
+        if window in ("hann", "hanning"):  # the default: periodic Hann, without SciPy
+            nperseg = 256 if nperseg is None else int(nperseg)
+            if nperseg < 1:
+                raise ValueError("nperseg must be a positive integer")
+            nperseg = min(nperseg, n)
+            if nperseg == 1:
+                return np.ones(1), 1  # SciPy's one-point window
+            return 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(nperseg) / nperseg), nperseg
         try:
             from scipy.signal import get_window  # lazy: SciPy is optional (window names only)
         except ImportError as e:
