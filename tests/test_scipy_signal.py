@@ -410,3 +410,66 @@ def test_spectral_derivatives_match_jax():
     gt = tg.grad(lambda v: tnp.sum(tnp.abs(tss.stft(v, nperseg=8)[2]) ** 2))(x)
     gj = jax.grad(lambda v: (abs(jss.stft(v, nperseg=8)[2]) ** 2).sum())(x)
     np.testing.assert_allclose(gt, np.asarray(gj), rtol=1e-10, atol=1e-12)
+
+
+ISTFT_KW = [{"nperseg": 16}, {"nperseg": 16, "noverlap": 12}, {"nperseg": 15},
+            {"nperseg": 16, "nfft": 20}, {"nperseg": 16, "scaling": "psd", "fs": 2.0},
+            {"window": ("tukey", 0.5), "nperseg": 12}, {"window": np.hamming(8)}]
+
+
+@pytest.mark.filterwarnings("ignore")  # SciPy's NOLA warning without a boundary
+@pytest.mark.parametrize("kw", ISTFT_KW)
+@pytest.mark.parametrize("boundary", [True, False])
+@pytest.mark.parametrize("onesided", [True, False])
+def test_istft_matches_scipy(kw, boundary, onesided):
+    kw = dict(kw)
+    if isinstance(kw.get("window"), np.ndarray):
+        kw["nperseg"] = len(kw["window"])
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((3, 64))
+    _, _, z = ss.stft(x, boundary="zeros" if boundary else None, return_onesided=onesided, **kw)
+    _same_tuple(tss.istft(z, boundary=boundary, input_onesided=onesided, **kw),
+                ss.istft(z, boundary=boundary, input_onesided=onesided, **kw))
+    _, _, zt = ss.stft(x.T, axis=0, **kw)  # (freq, channel, segment)
+    for fa, ta in ((0, 2), (2, 0), (0, 1), (-1, 0)):
+        zz = np.moveaxis(zt, (0, 2), (fa, ta)) if (fa, ta) != (0, 1) else zt
+        _same_tuple(tss.istft(zz, time_axis=ta, freq_axis=fa, **kw),
+                    ss.istft(zz, time_axis=ta, freq_axis=fa, **kw))
+
+
+def test_istft_inverts_stft_and_differentiates():
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal(40)
+    _, _, z = tss.stft(x, nperseg=8)
+    np.testing.assert_allclose(tss.istft(z, nperseg=8)[1][:40], x, atol=1e-13)
+    zc = np.asarray(z)
+    check_grads(lambda q: tss.istft(q, nperseg=8)[1], (zc,), order=2)
+    check_grads(lambda q: tss.istft(q, nperseg=8, input_onesided=False)[1],
+                (np.asarray(tss.stft(x, nperseg=8, return_onesided=False)[2]),), order=2)
+    # the round trip is the identity, so its gradient is the cotangent itself
+    w = rng.standard_normal(40)
+    g = tg.grad(lambda v: tnp.sum(w * tss.istft(tss.stft(v, nperseg=8)[2], nperseg=8)[1][:40]))(x)
+    np.testing.assert_allclose(g, w, atol=1e-12)
+    zs = np.stack([zc, 2.0 * zc])
+    np.testing.assert_allclose(tg.vmap(lambda q: tss.istft(q, nperseg=8)[1])(zs),
+                               ss.istft(zs, nperseg=8)[1], atol=1e-13)
+    np.testing.assert_allclose(tg.jit(lambda q: tss.istft(q, nperseg=8)[1])(zc),
+                               ss.istft(zc, nperseg=8)[1], atol=1e-13)
+    with pytest.raises(ValueError, match="at least 2d"):
+        tss.istft(np.ones(4))
+    with pytest.raises(ValueError, match="differing"):
+        tss.istft(zc, time_axis=0, freq_axis=0)
+    with pytest.raises(ValueError, match="length"):
+        tss.istft(zc, window=np.ones(5))
+
+
+def test_istft_derivatives_match_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jss = pytest.importorskip("jax.scipy.signal")
+    rng = np.random.default_rng(18)
+    z = np.asarray(tss.stft(rng.standard_normal(32), nperseg=8)[2])
+    w = rng.standard_normal(32)
+    gt = tg.grad(lambda q: tnp.sum(w * tss.istft(q, nperseg=8)[1]))(z)
+    gj = jax.grad(lambda q: (w * jss.istft(q, nperseg=8)[1]).sum())(z)
+    np.testing.assert_allclose(gt, np.asarray(gj), rtol=1e-10, atol=1e-12)

@@ -2,7 +2,7 @@
 
 ``convolve``, ``correlate`` and ``fftconvolve`` on N-d arrays,
 ``convolve2d``/``correlate2d`` with SciPy's boundary modes, ``detrend``,
-and the spectral estimates ``csd``, ``welch`` and ``stft``, with ``scipy.signal``'s signatures and values
+the spectral estimates ``csd`` and ``welch``, and ``stft``/``istft``, with ``scipy.signal``'s signatures and values
 (``jax.scipy.signal`` is the model for what exists).  Every function is
 differentiable in all of its array inputs, to any order, and works under
 ``vmap`` and ``jit``: no new primitive is involved.
@@ -18,7 +18,8 @@ differentiable in all of its array inputs, to any order, and works under
 * ``correlate(in1, in2)`` is ``convolve(in1, in2[::-1, ...].conj())``, SciPy's
   convention: the second input is conjugated.
 * ``csd``/``welch`` (Welch's method) and ``stft`` gather the overlapping
-  segments with one ``take`` and transform them with ``rfft``/``fft``.
+  segments with one ``take`` and transform them with ``rfft``/``fft``;
+  ``istft`` overlap-adds the inverse transforms with one scatter-add.
 * ``detrend`` subtracts the least-squares fit of each segment, written as a
   fixed projection matrix (it depends on the length and breakpoints only)
   applied along ``axis``.
@@ -33,7 +34,7 @@ from ..core import Tracer
 from ..numpy._core import _array, result_type
 
 __all__ = ["convolve", "correlate", "fftconvolve", "convolve2d", "correlate2d", "detrend",
-           "csd", "welch", "stft"]
+           "csd", "welch", "stft", "istft"]
 
 _MODES = ("full", "same", "valid")
 #: ``method="auto"`` switches to the FFT above this many multiply-adds
@@ -749,3 +750,107 @@ def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detren
     # SciPy's layout: the frequencies take axis's place (counted in the
     # result, one axis longer, for a negative axis); the segments come last
     return freqs, time, tnp.moveaxis(z, -1, axis - 1 if axis < 0 else axis)
+
+
+def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,  # noqa: N803
+          input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2, scaling="spectrum"):
+    """Inverse short-time Fourier transform by weighted overlap-add (``scipy.signal.istft``).
+
+    Each segment's inverse FFT (first ``nperseg`` samples) is multiplied by
+    the window and added at its offset; the sum is divided by the
+    overlap-added squared window where that exceeds ``1e-10``.
+
+    Parameters
+    ----------
+    Zxx : array_like or tracer
+        At least 2-D: frequencies on ``freq_axis``, segments on ``time_axis``.
+    fs : float
+    window : str, tuple or 1-D array
+        As :func:`stft` (an array must have ``nperseg`` entries).
+    nperseg, noverlap, nfft : int, optional
+        Defaults from the frequency count (``2 * (nfreq - 1)`` one-sided),
+        ``nperseg // 2`` and as SciPy chooses.
+    input_onesided : bool
+        ``Zxx`` holds non-negative frequencies of a real signal (real result).
+    boundary : bool
+        Remove the ``nperseg // 2`` samples :func:`stft` added at each end.
+    time_axis, freq_axis : int
+    scaling : {"spectrum", "psd"}
+        The scaling :func:`stft` used.
+
+    Returns
+    -------
+    t : ndarray
+        Sample times (``arange(x.shape[0]) / fs``, SciPy's convention).
+    x : array or tracer
+        The signal, on the last axis (the time axis's place for N-d
+        input); differentiable in ``Zxx``.
+
+    Raises
+    ------
+    ValueError
+        ``Zxx`` below 2-D, equal axes, bad segment lengths or window length,
+        an unknown scaling.
+    """
+    z = _array(Zxx)
+    if not _is_complex(z):
+        z = _cast(z, np.result_type(tnp.result_type(z), 1j))
+    nd = z.ndim
+    if nd < 2:
+        raise ValueError("Input stft must be at least 2d!")
+    fa, ta = normalize_axis_index(freq_axis, nd), normalize_axis_index(time_axis, nd)
+    if fa == ta:
+        raise ValueError("Must specify differing time and frequency axes!")
+    nseg = _shape(z)[ta]
+    n_default = 2 * (_shape(z)[fa] - 1) if input_onesided else _shape(z)[fa]
+    nperseg = n_default if nperseg is None else int(nperseg)
+    if nperseg < 1:
+        raise ValueError("nperseg must be a positive integer")
+    if nfft is None:
+        nfft = nperseg if input_onesided and nperseg == n_default + 1 else n_default
+    elif nfft < nperseg:
+        raise ValueError("nfft must be greater than or equal to nperseg.")
+    nfft = int(nfft)
+    noverlap = nperseg // 2 if noverlap is None else int(noverlap)
+    if noverlap >= nperseg:
+        raise ValueError("noverlap must be less than nperseg.")
+    step = nperseg - noverlap
+    outer = [a for a in range(nd) if a not in (fa, ta)]
+    z = tnp.transpose(z, outer + [fa, ta])
+    if isinstance(window, (str, tuple)):
+        win, _ = _window(window, nperseg, nperseg, "istft")
+    else:
+        win = np.asarray(window)
+        if win.ndim != 1:
+            raise ValueError("window must be 1-D")
+        if win.shape[0] != nperseg:
+            raise ValueError(f"window must have length of {nperseg}")
+    if input_onesided:
+        subs = tnp.fft.irfft(z, nfft, axis=-2)
+    else:
+        subs = tnp.fft.ifft(z, nfft, axis=-2)
+    subs = subs[..., :nperseg, :]
+    if scaling == "spectrum":
+        gain = np.sum(win)
+    elif scaling == "psd":
+        gain = np.sqrt(fs * np.sum(win ** 2))
+    else:
+        raise ValueError(f"Parameter scaling={scaling!r} not in ['spectrum', 'psd']!")
+    length = nperseg + (nseg - 1) * step
+    # overlap-add: one scatter-add of every windowed sample at its offset
+    vals = tnp.multiply(subs, (win * gain)[:, None])           # (..., nperseg, nseg)
+    vals = tnp.moveaxis(tnp.reshape(tnp.swapaxes(vals, -1, -2), _shape(vals)[:-2] + (-1,)), -1, 0)
+    idx = (np.arange(nseg)[:, None] * step + np.arange(nperseg)[None, :]).ravel()
+    x = tnp.zeros((length,) + _shape(vals)[1:], tnp.result_type(vals)).at[idx].add(vals)
+    x = tnp.moveaxis(x, 0, -1)
+    norm = np.zeros(length)
+    np.add.at(norm, idx, np.tile(win ** 2, nseg))
+    if boundary:
+        h = nperseg // 2
+        x, norm = x[..., h:length - h], norm[h:length - h]
+    x = tnp.divide(x, np.where(norm > 1e-10, norm, 1.0))
+    if input_onesided:
+        x = tnp.real(x)
+    if x.ndim > 1 and ta != nd - 1:
+        x = tnp.moveaxis(x, -1, ta - 1 if fa < ta else ta)
+    return np.arange(_shape(x)[0]) / float(fs), x
