@@ -1,4 +1,4 @@
-"""Coverage of ``tracegrad.numpy`` against JAX's and HIPS autograd's namespaces.
+"""Coverage of ``tracegrad.numpy`` and ``tracegrad.scipy`` against JAX's and autograd's namespaces.
 
     python benchmarks/api_coverage.py               # percentages and the missing names
     python benchmarks/api_coverage.py --markdown    # the same as Markdown, for the README
@@ -17,20 +17,36 @@ table below):
   NumPy's namespace of the same path also has (autograd's own helpers such
   as ``array_from_args`` or ``truncate_pad`` are left out).
 
+* ``jax.scipy.special``, ``jax.scipy.linalg``, ``jax.scipy.signal`` and
+  ``jax.scipy.integrate``: every public callable that is not a class;
+  ``jax.scipy.stats``: every method of every distribution module, named
+  ``dist.method`` (``norm.logpdf``), plus the module-level functions and
+  classes (``gaussian_kde``, ``mode``, ``rankdata``, ``sem``);
+* HIPS autograd's scipy registry: the names of ``autograd.scipy.special``,
+  ``.linalg``, ``.signal``, ``.integrate`` and of the ``autograd.scipy.stats``
+  distribution modules (``norm.cdf``) that are registered primitives (the
+  special functions the stats modules import, such as ``gamma`` in
+  ``autograd.scipy.stats.gamma``, are left out; autograd 1.9 has no
+  ``autograd.scipy.misc``: its ``logsumexp`` is in ``special``).
+
 For each name it reports whether the matching tracegrad namespace
-(``tracegrad.numpy``, ``.linalg``, ``.fft``) has it, and whether calling it
+(``tracegrad.numpy``, ``.linalg``, ``.fft``, ``tracegrad.scipy.special``, ...;
+``tracegrad.scipy.stats.norm`` for ``norm.logpdf``) has it, and whether calling it
 once on a tracer works: the call runs inside ``tracegrad.vjp`` with a small
 float64 input and the pullback is applied to a cotangent of ones.  The input
 is a 1-D float vector ``x`` of length 4 (values in (0, 1)); names for which
 it does not fit have an entry in ``ARGS`` (for example a matrix for
 ``linalg``, integer sizes for the creation functions).  Names with no entry
-are tried as ``f(x)``, then ``f(x, x)``.
+are tried as ``f(x)``, then ``f(x, x)`` (for the scipy namespaces up to
+``f(x, x, x, x)``, so that shape parameters in (0, 1) fill the
+distributions' and special functions' arguments; matrices for ``linalg``).
 
 The script reports; it does not fail.  ``--markdown`` prints the tables the
 README quotes.
 """
 import argparse
 import importlib
+import pkgutil
 import sys
 import warnings
 
@@ -201,6 +217,61 @@ LINALG_ARGS = {"cross": lambda f, x: f(x[:3], x[1:]), "diagonal": ARGS["diagonal
                "det": lambda f, x: f(_mat3(x))}
 
 
+
+def _tri(x):
+    """An upper triangular 2x2 matrix from the traced vector."""
+    return tnp.triu(_mat(x))
+
+
+# scipy namespaces: "module.name" -> call(f, x) (module as in tracegrad.scipy)
+SCIPY_ARGS = {
+    "special.bernoulli": lambda f, x: f(4)[:4] * x, "special.expn": lambda f, x: f(2, x),
+    "special.multigammaln": lambda f, x: f(x + 2.0, 2), "special.polygamma": lambda f, x: f(1, x),
+    "special.zeta": lambda f, x: f(x + 2.0, x), "special.comb": lambda f, x: f(10.0 * x, 2.0),
+    "special.sph_harm_y": lambda f, x: f(2, 1, x, x), "special.jn": lambda f, x: f(2, x),
+    "special.yn": lambda f, x: f(2, x), "special.bessel_jn": lambda f, x: f(x, v=2),
+    "special.factorial": lambda f, x: f(10.0 * x), "special.poch": lambda f, x: f(x, 2.0),
+    "stats.multivariate_normal.logpdf": lambda f, x: f(x[:2], x[2:], _mat(x)),
+    "stats.multivariate_normal.pdf": lambda f, x: f(x[:2], x[2:], _mat(x)),
+    "stats.multivariate_normal.entropy": lambda f, x: f(x[:2], _mat(x)),
+    "stats.dirichlet.logpdf": lambda f, x: f(x[:3] / tnp.sum(x[:3]), x[:3] + 1.0),
+    "stats.dirichlet.pdf": lambda f, x: f(x[:3] / tnp.sum(x[:3]), x[:3] + 1.0),
+    "stats.multinomial.logpmf": lambda f, x: f(np.array([1.0, 2.0]), 3, x[:2] / tnp.sum(x[:2])),
+    "stats.multinomial.pmf": lambda f, x: f(np.array([1.0, 2.0]), 3, x[:2] / tnp.sum(x[:2])),
+    "stats.gaussian_kde": lambda f, x: f(x).logpdf(x),
+    "linalg.cho_solve": lambda f, x: f((tnp.linalg.cholesky(_mat(x)), True), x[:2]),
+    "linalg.lu_solve": lambda f, x: f(_lu_factor(x), x[:2]),
+    "linalg.solve": lambda f, x: f(_mat(x), x[:2]),
+    "linalg.solve_triangular": lambda f, x: f(_tri(x), x[:2]),
+    "linalg.solve_sylvester": lambda f, x: f(_mat(x), _mat(x), _mat(x)),
+    "linalg.solve_banded": lambda f, x: f((1, 1), tnp.stack([x[:3], x[1:], x[:3]]), x[:3]),
+    "linalg.expm_frechet": lambda f, x: f(_mat(x), _mat(x)),
+    "linalg.block_diag": lambda f, x: f(_mat(x), _mat(x)),
+    "linalg.circulant": lambda f, x: f(x), "linalg.companion": lambda f, x: f(x),
+    "linalg.convolution_matrix": lambda f, x: f(x, 3), "linalg.fiedler": lambda f, x: f(x),
+    "linalg.fiedler_companion": lambda f, x: f(x), "linalg.hankel": lambda f, x: f(x),
+    "linalg.toeplitz": lambda f, x: f(x), "linalg.leslie": lambda f, x: f(x, x[:3]),
+    "linalg.dft": lambda f, x: f(4) @ x, "linalg.hadamard": lambda f, x: f(4) @ x,
+    "linalg.helmert": lambda f, x: f(4) @ x, "linalg.hilbert": lambda f, x: f(4) @ x,
+    "linalg.invhilbert": lambda f, x: f(4) @ x, "linalg.pascal": lambda f, x: f(4) @ x,
+    "linalg.invpascal": lambda f, x: f(4) @ x,
+    "linalg.eigh_tridiagonal": lambda f, x: f(x, x[:3]),
+    "linalg.funm": lambda f, x: f(_mat(x), tnp.exp),
+    "linalg.qr_multiply": lambda f, x: f(_mat(x), _mat(x)),
+    "linalg.rsf2csf": lambda f, x: f(_tri(x), tnp.eye(2) + 0.0 * _mat(x)),
+    "signal.istft": lambda f, x: f(tnp.reshape(x, (2, 2)) + 0j, nperseg=2),
+    "signal.stft": lambda f, x: f(x, nperseg=2), "signal.welch": lambda f, x: f(x, nperseg=2),
+    "signal.csd": lambda f, x: f(x, x, nperseg=2),
+    "signal.convolve2d": lambda f, x: f(tnp.reshape(x, (2, 2)), tnp.reshape(x, (2, 2))),
+    "signal.correlate2d": lambda f, x: f(tnp.reshape(x, (2, 2)), tnp.reshape(x, (2, 2))),
+    "integrate.odeint": lambda f, x: f(lambda y, t: -y, x, np.array([0.0, 0.5])),
+}
+
+
+def _lu_factor(x):
+    lin = importlib.import_module("tracegrad.scipy.linalg")  # lazy: the table is built first
+    return lin.lu_factor(_mat(x))
+
 def _default_call(f, x):
     try:
         return f(x)
@@ -208,6 +279,19 @@ def _default_call(f, x):
         if "argument" not in str(e):
             raise
         return f(x, x)
+
+
+def _scipy_default_call(f, x, first=None):
+    """``f(x)``, ``f(x, x)``, ... up to four arguments (``first`` in place of
+    the first ``x``: a matrix for linalg)."""
+    arg0 = x if first is None else first
+    for k in range(4):
+        try:
+            return f(arg0, *([x] * k))
+        except TypeError as e:
+            if "argument" not in str(e) or k == 3:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _ones(v):
@@ -254,6 +338,54 @@ def jax_namespaces():
     }
 
 
+def jax_scipy_namespaces():
+    """``{label: (names, tracegrad module name)}`` for ``jax.scipy``; stats
+    names are ``dist.method`` or module-level functions."""
+    out = {}
+    for sub in ("special", "linalg", "signal", "integrate"):
+        mod = importlib.import_module(f"jax.scipy.{sub}")  # lazy: optional, heavy
+        out[f"jax.scipy.{sub}"] = (_public(mod), f"tracegrad.scipy.{sub}")
+    st = importlib.import_module("jax.scipy.stats")  # lazy: optional, heavy
+    names = []
+    for n in dir(st):
+        obj = getattr(st, n)
+        if n.startswith("_"):
+            continue
+        if isinstance(obj, type(st)):
+            names += [f"{n}.{m}" for m in _public(obj)]
+        elif callable(obj):
+            names.append(n)  # gaussian_kde (a class), mode, rankdata, sem
+    out["jax.scipy.stats"] = (sorted(names), "tracegrad.scipy.stats")
+    return out
+
+
+def autograd_scipy_namespaces():
+    """Names of ``autograd.scipy``'s modules that are registered primitives."""
+    core = importlib.import_module("autograd.core")  # lazy: optional oracle
+    subs = ("special", "linalg", "signal", "integrate")
+    mods = {sub: importlib.import_module(f"autograd.scipy.{sub}")  # lazy: optional oracle
+            for sub in subs}
+    stats = importlib.import_module("autograd.scipy.stats")  # lazy: optional oracle
+    dists = {}
+    for info in pkgutil.iter_modules(stats.__path__):
+        name = f"autograd.scipy.stats.{info.name}"
+        dists[info.name] = importlib.import_module(name)  # lazy: optional oracle
+    # the registry is filled as those modules import (defvjp)
+    ids = {id(p) for p in core.primitive_vjps}
+    special = mods["special"]
+    special_ids = {id(getattr(special, n)) for n in dir(special)}
+    out = {}
+    for sub, mod in mods.items():
+        got = [n for n in dir(mod) if not n.startswith("_") and id(getattr(mod, n)) in ids]
+        out[f"autograd.scipy.{sub}"] = (sorted(got), f"tracegrad.scipy.{sub}")
+    names = []
+    for dist, mod in dists.items():
+        names += [f"{dist}.{n}" for n in dir(mod) if not n.startswith("_")
+                  and id(getattr(mod, n)) in ids and id(getattr(mod, n)) not in special_ids]
+    out["autograd.scipy.stats"] = (sorted(names), "tracegrad.scipy.stats")
+    return out
+
+
 def autograd_namespaces():
     """Names of autograd's numpy/linalg/fft namespaces with a registered VJP."""
     core = importlib.import_module("autograd.core")  # lazy: optional oracle
@@ -286,13 +418,25 @@ def measure(label, names, tgname):
         tgmod = importlib.import_module(tgname)
     except ImportError:
         tgmod = None
-    table = LINALG_ARGS if tgname.endswith("linalg") else {}
     rows = []
+    scipy_sub = tgname.split(".")[2] if tgname.startswith("tracegrad.scipy.") else None
     for n in names:
-        fn = getattr(tgmod, n, None) if tgmod is not None else None
+        fn = tgmod
+        for part in n.split("."):
+            fn = getattr(fn, part, None) if fn is not None else None
         has = fn is not None and callable(fn)
-        err = "missing" if not has else try_call(fn, table.get(n, ARGS.get(n, _default_call)))
-        rows.append((n, has, err))
+        if not has:
+            rows.append((n, has, "missing"))
+            continue
+        if scipy_sub is None:
+            table = LINALG_ARGS if tgname.endswith("linalg") else {}
+            call = table.get(n, ARGS.get(n, _default_call))
+        else:
+            call = SCIPY_ARGS.get(f"{scipy_sub}.{n}")
+            if call is None and scipy_sub == "linalg":
+                call = lambda f, x: _scipy_default_call(f, x, first=_mat(x))  # noqa: E731
+            call = call or _scipy_default_call
+        rows.append((n, has, try_call(fn, call)))
     return rows
 
 
@@ -302,7 +446,8 @@ def main(argv=None):
     p.add_argument("--verbose", action="store_true", help="print every failed call's error")
     args = p.parse_args(argv)
     namespaces = {}
-    for source in (jax_namespaces, autograd_namespaces):
+    for source in (jax_namespaces, autograd_namespaces, jax_scipy_namespaces,
+                   autograd_scipy_namespaces):
         try:
             namespaces.update(source())
         except ImportError as e:
@@ -311,7 +456,14 @@ def main(argv=None):
     groups = {"jax.numpy": ["jax.numpy"], "jax.numpy.linalg": ["jax.numpy.linalg"],
               "jax.numpy.fft": ["jax.numpy.fft"],
               "autograd numpy+linalg+fft registry": ["autograd.numpy", "autograd.numpy.linalg",
-                                                     "autograd.numpy.fft"]}
+                                                     "autograd.numpy.fft"],
+              "jax.scipy.special": ["jax.scipy.special"], "jax.scipy.linalg": ["jax.scipy.linalg"],
+              "jax.scipy.stats (dist.method, functions)": ["jax.scipy.stats"],
+              "jax.scipy.signal": ["jax.scipy.signal"],
+              "jax.scipy.integrate": ["jax.scipy.integrate"],
+              "autograd scipy registry": [
+                  f"autograd.scipy.{m}" for m in ("special", "stats", "linalg", "signal",
+                                                  "integrate")]}
     if args.markdown:
         print("| namespace | names | present in tracegrad | works on a tracer |")
         print("|---|---:|---:|---:|")

@@ -26,6 +26,8 @@ import tracegrad
 import tracegrad.nn
 import tracegrad.numpy
 import tracegrad.numpy.linalg
+import tracegrad.scipy.integrate
+import tracegrad.scipy.signal
 import tracegrad.scipy.special
 import tracegrad.scipy.stats
 import tracegrad.test_util
@@ -40,6 +42,8 @@ PUBLIC_MODULES = (
     tracegrad.numpy.linalg,
     tracegrad.nn,
     tracegrad.scipy.special,
+    tracegrad.scipy.signal,
+    tracegrad.scipy.integrate,
     tracegrad.scipy.stats,  # sem, rankdata, mode (gaussian_kde and ModeResult are classes)
     *(getattr(tracegrad.scipy.stats, _d) for _d in tracegrad.scipy.stats.__all__
       if inspect.ismodule(getattr(tracegrad.scipy.stats, _d))),
