@@ -358,3 +358,27 @@ def test_expm_values_without_scipy_and_derivatives(monkeypatch):
         tsl.expm_frechet(a[0], a[0][:3, :3])
     with pytest.raises(ValueError, match="method"):
         tsl.expm_frechet(a[0], a[1], method="Pade")
+
+
+def test_solve_banded_matches_scipy_and_differentiates():
+    import scipy.linalg as sl
+
+    rng = np.random.default_rng(7)
+    for (lo, up), rhs in [((1, 1), (5,)), ((1, 2), (6, 2)), ((0, 2), (4,)), ((2, 0), (4, 3))]:
+        m = rhs[0]
+        ab = rng.standard_normal((lo + up + 1, m))
+        ab[up] += 5.0  # a dominant diagonal: well conditioned
+        b = rng.standard_normal(rhs)
+        np.testing.assert_allclose(tsl.solve_banded((lo, up), ab, b),
+                                   sl.solve_banded((lo, up), ab, b), rtol=1e-12, atol=1e-14)
+    ab = rng.standard_normal((3, 5)) + np.array([[0.0], [4.0], [0.0]])
+    b = rng.standard_normal(5)
+    check_grads(lambda a, v: tsl.solve_banded((1, 1), a, v), (ab, b), order=2,
+                modes=("fwd", "rev"))
+    # the corners of ab outside the matrix are not read: zero gradient there
+    g = tg.grad(lambda a: tnp.sum(tsl.solve_banded((1, 1), a, b)))(ab)
+    assert g[0, 0] == 0.0 and g[2, -1] == 0.0 and np.all(g[1] != 0.0)
+    with pytest.raises(ValueError, match=r"l \+ u \+ 1"):
+        tsl.solve_banded((1, 2), ab, b)
+    with pytest.raises(ValueError, match="5 rows"):
+        tsl.solve_banded((1, 1), ab, b[:4])

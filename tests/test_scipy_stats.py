@@ -253,3 +253,21 @@ def test_invalid_parameters_mask_only_their_elements():
 def test_complex_operands_are_named_by_their_module():
     with pytest.raises(TypeError, match=r"tracegrad\.scipy\.stats\.norm\.logpdf takes real arrays"):
         tst.norm.logpdf(np.ones(2) + 1j)
+
+
+def test_multivariate_normal_entropy():
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((3, 3))
+    cov = a @ a.T + np.eye(3)
+    np.testing.assert_allclose(tst.multivariate_normal.entropy(np.zeros(3), cov),
+                               ss.multivariate_normal.entropy(np.zeros(3), cov), rtol=1e-14)
+    for mean in (None, np.zeros(4)):  # scalar covariance: cov * I of mean's dimension
+        np.testing.assert_allclose(tst.multivariate_normal.entropy(mean, 2.5),
+                                   ss.multivariate_normal.entropy(mean, 2.5), rtol=1e-14)
+    check_grads(lambda b: tst.multivariate_normal.entropy(None, b @ b.T + np.eye(3)), (a,),
+                order=2, modes=("fwd", "rev"))
+    # d/dcov (log det cov) / 2 = cov^-1 / 2
+    np.testing.assert_allclose(tg.grad(lambda c: tst.multivariate_normal.entropy(None, c))(cov),
+                               0.5 * np.linalg.inv(cov), rtol=1e-12)
+    with pytest.raises(ValueError, match="entropy"):
+        tst.multivariate_normal.entropy(np.zeros(2), cov)

@@ -47,7 +47,7 @@ from ..primitives.linalg import check_square
 __all__ = [
     "solve_triangular", "cholesky", "cho_factor", "cho_solve", "solve", "inv", "det",
     "svd", "qr", "eigh", "block_diag", "toeplitz", "lu", "lu_factor", "lu_solve",
-    "expm", "expm_frechet", "qr_multiply",
+    "expm", "expm_frechet", "qr_multiply", "solve_banded",
     # matrix functions and decompositions (issue 11)
     "solve_sylvester", "sqrtm", "logm", "schur", "rsf2csf", "hessenberg", "polar",
     "eigh_tridiagonal",
@@ -269,6 +269,53 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     else:
         x = ops.triangular_solve(a, cols, lower=kind == "lower", trans=0)
     return tnp.reshape(x, x.shape[:-1]) if vector else x
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """Solve ``a x = b`` for a banded ``a`` given in LAPACK's band storage.
+
+    Parameters
+    ----------
+    l_and_u : (int, int)
+        The numbers of nonzero lower and upper diagonals, ``(l, u)``.
+    ab : array_like or tracer, shape ``(l + u + 1, M)``
+        The band: ``a[i, j] = ab[u + i - j, j]`` (SciPy's layout); the
+        entries outside the matrix are not read.
+    b : array_like or tracer, shape ``(M,)`` or ``(M, K)``
+
+    Returns
+    -------
+    array or tracer shaped like ``b``, differentiable in ``ab`` and ``b``
+    (entries of ``ab`` outside the matrix get zero gradient).
+
+    Raises
+    ------
+    ValueError
+        If ``ab`` has not ``l + u + 1`` rows or ``b`` not ``M`` rows.
+    LinAlgError
+        If ``a`` is singular.
+
+    Notes
+    -----
+    The band is scattered into the dense ``(M, M)`` matrix, which is solved
+    by LU (:func:`solve`): ``O(M**3)`` time and ``O(M**2)`` memory, not
+    LAPACK ``gbsv``'s ``O(M (l + u)**2)``; fine up to a few thousand rows.
+    """
+    lower, upper = (int(v) for v in l_and_u)
+    ab, b = _float(ab), _float(b)
+    if tnp.ndim(ab) != 2 or tnp.shape(ab)[0] != lower + upper + 1:
+        raise ValueError(f"solve_banded: ab must have shape (l + u + 1, M) = ({lower + upper + 1}"
+                         f", M) for l_and_u={tuple(l_and_u)}, got {tnp.shape(ab)}")
+    m = tnp.shape(ab)[1]
+    if tnp.shape(b)[:1] != (m,):
+        raise ValueError(f"solve_banded: b must have {m} rows (ab's columns), got shape "
+                         f"{tnp.shape(b)}")
+    k, j = np.meshgrid(np.arange(lower + upper + 1), np.arange(m), indexing="ij")
+    i = k - upper + j  # the row of a that ab[k, j] holds
+    inside = (i >= 0) & (i < m)
+    dense = tnp.zeros((m, m), dtype=ab.dtype).at[i[inside], j[inside]].set(
+        ab[k[inside], j[inside]])
+    return solve(dense, b)
 
 
 def inv(a, overwrite_a=False, check_finite=True):

@@ -14,7 +14,7 @@ from ...numpy import linalg as tla
 from ...primitives import ops
 from ._common import exp_of, reals
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "entropy"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -62,3 +62,42 @@ def logpdf(x, mean, cov):
 
 
 pdf = exp_of(logpdf, "pdf")
+
+
+def entropy(mean=None, cov=1):
+    """Differential entropy ``(d (1 + log 2 pi) + log det cov) / 2`` (nats).
+
+    Parameters
+    ----------
+    mean : array_like or tracer, optional
+        Shape ``(d,)``; the entropy does not depend on it (it fixes ``d``
+        when ``cov`` is a scalar).
+    cov : array_like or tracer
+        Shape ``(d, d)``, symmetric positive definite, or a scalar (the
+        covariance ``cov * I``, as SciPy).
+
+    Returns
+    -------
+    array or tracer
+        A scalar of ``cov``'s float dtype, differentiable in ``cov``
+        (through its Cholesky factor: ``log det cov = 2 sum log diag L``).
+
+    Raises
+    ------
+    TypeError
+        If an operand is complex.
+    ValueError
+        If ``cov`` is not square or does not fit ``mean``.
+    """
+    d = 1 if mean is None else (tnp.shape(mean)[-1] if tnp.ndim(mean) else 1)
+    (cov,) = reals("multivariate_normal.entropy", cov)
+    if tnp.ndim(cov) == 0:
+        log_det = ops.mul(float(d), ops.log(cov))
+    else:
+        if tnp.ndim(cov) != 2 or tnp.shape(cov)[0] != tnp.shape(cov)[1] or (
+                mean is not None and tnp.shape(cov)[0] != d):
+            raise ValueError(f"multivariate_normal.entropy needs cov (d, d) fitting mean (d,), "
+                             f"got {tnp.shape(cov)} and {tnp.shape(mean)}")
+        d = tnp.shape(cov)[0]
+        log_det = ops.mul(2.0, tnp.sum(ops.log(tnp.diagonal(tla.cholesky(cov)))))
+    return ops.mul(0.5, ops.add(log_det, d * (1.0 + _LOG_2PI)))
