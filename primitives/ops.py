@@ -156,7 +156,8 @@ from .elementwise_fused import (
     unary_grad,
 )
 from .random import erf_inv, threefry2x32, uint_xor
-from .special import (
+from .special import (  # (spmore, issue 11: bessel_i, expi, expn, riemann_zeta, zeta)
+    bessel_i,
     betaln,
     digamma,
     erfc,
@@ -167,7 +168,10 @@ from .special import (
     ndtr,
     ndtri,
     polygamma,
+    riemann_zeta,
+    zeta,
 )
+from .special import exp1, expi, expn  # (spmore, issue 11)
 from .nn import (
     erf,
     gelu,
@@ -200,6 +204,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "bessel_i",
     "betaln",
     "broadcast_to",
     "cbrt",
@@ -230,9 +235,12 @@ __all__ = [
     "erfcx",
     "exp",
     "exp2",
+    "exp1",
+    "expi",
     "expm",
     "expm1",
     "expm_frechet_block",
+    "expn",
     "extremum_grad",
     "extremum_tangent",
     "fft",
@@ -308,6 +316,7 @@ __all__ = [
     "relu",
     "reshape",
     "rev",
+    "riemann_zeta",
     "round",
     "scatter_add",
     "select",
@@ -344,4 +353,5 @@ __all__ = [
     "unary_grad",
     "unbroadcast",
     "zeros_like",
+    "zeta",
 ]
