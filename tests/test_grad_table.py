@@ -699,6 +699,10 @@ for _name, _dom in [("i0", wide), ("i0e", pos), ("i1", wide), ("i1e", pos), ("ex
         numpy_dispatch=False)
 row("special.expn", "n=2", lambda ns, x: ns.special.expn(2, x), A((pos, S)), numpy_dispatch=False)
 row("special.zeta", "x=3", lambda ns, q: ns.special.zeta(3.0, q), A((pos, S)), numpy_dispatch=False)
+row("special.boxcox", "", lambda ns, x, lm: ns.special.boxcox(x, lm), A((pos, S), (normal, S)),
+    numpy_dispatch=False)
+row("special.boxcox1p", "", lambda ns, x, lm: ns.special.boxcox1p(x, lm), A((pos, S), (normal, S)),
+    numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

@@ -151,6 +151,8 @@ GRADS = [
     ("expi", tsp.expi, [_arr(-4.0, -0.3, 0.2, 1.5, 8.0)]),
     ("expn-0", lambda x: tsp.expn(0, x), [_arr(0.2, 1.5, 8.0)]),
     ("expn-array", lambda x: tsp.expn(_arr(1, 2, 5), x), [_arr(0.2, 1.5, 8.0)]),
+    ("boxcox", tsp.boxcox, [_arr(0.3, 1.5, 8.0), _arr(-1.5, 0.4, 2.0)]),
+    ("boxcox1p", tsp.boxcox1p, [_arr(-0.3, 1.5, 8.0), _arr(-1.5, 0.4, 2.0)]),
     ("zeta-q", lambda q: tsp.zeta(_arr(2.0, 3.5, 6.0), q), [_arr(0.3, 1.0, 12.0)]),
 ]
 
@@ -241,3 +243,16 @@ def test_scipy_ufuncs_dispatch():
 def test_complex_rejected():
     with pytest.raises(TypeError, match="i0 takes real arrays"):
         tsp.i0(np.array([1j]))
+
+
+def test_boxcox_against_scipy():
+    rng = np.random.default_rng(9)
+    x = np.concatenate([rng.uniform(1e-3, 50.0, 300), [0.0, 0.0, -1.0, 1.0, INF, NAN]])
+    lm = np.concatenate([rng.uniform(-3.0, 3.0, 300), [0.0, 2.0, 0.5, 0.0, 0.5, 1.0]])
+    np.testing.assert_allclose(tsp.boxcox(x, lm), sp.boxcox(x, lm), rtol=1e-14)
+    np.testing.assert_allclose(tsp.boxcox1p(x - 1.0, lm), sp.boxcox1p(x - 1.0, lm), rtol=1e-14)
+    small = 10.0 ** rng.uniform(-300, -3, 100)
+    np.testing.assert_allclose(tsp.boxcox1p(small, 0.7), sp.boxcox1p(small, 0.7), rtol=1e-15)
+    np.testing.assert_array_equal(tsp.boxcox(np.array([0.0, 0.0, -1.0, 1.0]), np.array([0.0, 2.0, 0.5, 0.0])),
+                                  [-INF, -0.5, NAN, 0.0])
+    assert tsp.boxcox(np.float32(2.0), np.float32(0.5)).dtype == np.float32

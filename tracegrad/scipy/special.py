@@ -34,7 +34,7 @@ __all__ = [
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "softmax",
     "xlog1py", "xlogy",
     # spmore (issue 11)
-    "exp1", "expi", "expn", "i0", "i0e", "i1", "i1e", "zeta",
+    "boxcox", "boxcox1p", "exp1", "expi", "expn", "i0", "i0e", "i1", "i1e", "zeta",
 ]
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -1084,3 +1084,58 @@ def zeta(x, q=None):
     if q is None:
         return ops.riemann_zeta(_real(x, "zeta"))
     return ops.zeta(*_reals("zeta", x, q))
+
+
+def _boxcox(x, lmbda, name, log):
+    x, lmbda = _reals(name, x, lmbda)
+    zero = ops.eq(lmbda, 0.0)
+    safe = ops.select(zero, ops.ones_like(lmbda), lmbda)
+    logx = log(x)
+    return ops.select(zero, ops.add(logx, ops.mul(lmbda, 0.0)),
+                      ops.div(ops.expm1(ops.mul(safe, logx)), safe))
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda = 0``).
+
+    Parameters
+    ----------
+    x, lmbda : array_like or tracer
+        Real, broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype, as SciPy: ``expm1(lmbda
+        log x) / lmbda``; NaN for ``x < 0``, ``-1/lmbda`` or ``-inf`` at
+        ``x = 0``.  Differentiable in both (the derivative in ``lmbda`` at
+        exactly ``lmbda = 0`` is taken as 0, not its limit ``log(x)**2 / 2``).
+
+    Raises
+    ------
+    TypeError
+        If an operand is complex.
+    """
+    return _boxcox(x, lmbda, "boxcox", ops.log)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of ``1 + x``: ``((1 + x)**lmbda - 1) / lmbda``.
+
+    Parameters
+    ----------
+    x, lmbda : array_like or tracer
+        Real, broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        As :func:`boxcox` with ``log1p(x)`` for ``log(x)`` (accurate for
+        small ``x``); NaN for ``x < -1``.
+
+    Raises
+    ------
+    TypeError
+        If an operand is complex.
+    """
+    return _boxcox(x, lmbda, "boxcox1p", ops.log1p)
