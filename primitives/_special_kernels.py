@@ -526,3 +526,98 @@ def betaln(a, b):
 def betaln_kernel(a, b, out):
     for i in range(a.size):
         out[i] = betaln(a[i], b[i])
+
+
+# ==========================================================================
+# spmore (issue 11): modified Bessel functions I_n
+#
+# * ``bessel_i(n, x, scaled)`` is ``I_n(x) / x**n`` (times ``exp(-|x|)``
+#   when ``scaled``), an even entire function of ``x`` whose derivative is
+#   ``x`` times the next one (``d/dx x**-n I_n = x**-n I_{n+1}``, Abramowitz
+#   and Stegun 9.6.28): the public ``i0``/``i1`` (and their scaled forms)
+#   are ``bessel_i(0, x)`` and ``x bessel_i(1, x)``, and every derivative is
+#   a ``bessel_i`` of higher order, with no ``I_1(x) / x`` to take a limit
+#   of at 0.  Up to ``|x| = 20`` the power series ``I_n(x) / x**n = 2**-n
+#   sum_k (x**2/4)**k / (k! (n+k)!)`` (A&S 9.6.10; positive terms, no
+#   cancellation); above 20, the asymptotic expansion ``I_n(x) ~ e**x /
+#   sqrt(2 pi x) sum_k (-1)**k prod_{j<=k} (4n**2 - (2j-1)**2) / (k! (8x)**k)``
+#   (A&S 9.7.1), whose smallest term is about ``e**(-2x)`` (4e-18 at 20) for small ``n``.
+#   (Cephes' ``i0.c``/``i1.c`` use Chebyshev fits of the same two pieces.)
+#   The rounding of ``x**2 / 4`` is corrected to first order (its exact
+#   low part times ``sum k term_k``); within 8 ulp of mpmath on (0, 713).
+
+
+@numba.njit(**_EXACT)
+def bessel_i(n, x, scaled):
+    """``I_n(x) / x**n``, times ``exp(-|x|)`` when ``scaled`` (``n >= 0``)."""
+    if math.isnan(x):
+        return x
+    ax = abs(x)
+    if ax == math.inf:
+        return 0.0 if scaled else math.inf
+    if ax <= 20.0:
+        term = 1.0
+        for k in range(1, n + 1):
+            term /= 2.0 * k
+        total = term
+        h, lo = _two_prod(ax, ax)  # q = x**2/4 = (h + lo)/4 exactly
+        q = 0.25 * h
+        weighted = 0.0  # sum k term_k: the first-order effect of q's rounding
+        k = 1
+        while term > 1e-17 * total:
+            term *= q / (k * (n + k))
+            total += term
+            weighted += k * term
+            k += 1
+        total += weighted * (lo / h) if h > 0.0 else 0.0
+        return total * math.exp(-ax) if scaled else total
+    mu = 4.0 * n * n
+    term = 1.0
+    total = 1.0
+    for k in range(1, 80):
+        step = -(mu - (2 * k - 1) ** 2) / (8.0 * k * ax)
+        if abs(step) >= 1.0 and 2 * k - 1 > 2 * n:  # the series turns to diverge: stop
+            break
+        term *= step
+        total += term
+        if abs(term) <= 1e-17 * abs(total):
+            break
+    value = total / math.sqrt(2.0 * math.pi * ax) / ax ** n
+    if scaled:
+        return value
+    half = math.exp(0.5 * ax)  # e**|x| in two halves: finite up to I_n's own overflow
+    return half * value * half
+
+
+@numba.njit(**_EXACT)
+def bessel_i_kernel(n, scaled, x, out):
+    for i in range(x.size):
+        out[i] = bessel_i(n, x[i], scaled)
+
+
+# Hurwitz zeta with SciPy's (Cephes zeta.c) domain (``hurwitz_zeta``'s
+# Euler-Maclaurin sum), except ``zeta(inf, q > 1) = 0`` (SciPy: NaN)
+
+@numba.njit(**_EXACT)
+def zeta(s, q):
+    """``zeta(s, q)`` as SciPy: NaN for ``s < 1`` (or ``q < 0`` with ``s``
+    not an integer), ``inf`` at ``s = 1`` and at the poles of ``q``."""
+    if math.isnan(s) or math.isnan(q):
+        return math.nan
+    if s == 1.0:
+        return math.inf
+    if s < 1.0:
+        return math.nan
+    if q <= 0.0 and q != math.floor(q) and s != math.floor(s):
+        return math.nan
+    if s == math.inf:
+        if q <= 0.0:
+            return math.nan
+        return 0.0 if q > 1.0 else (1.0 if q == 1.0 else math.inf)
+    return hurwitz_zeta(s, q)
+
+
+@numba.njit(**_EXACT)
+def zeta_kernel(s, q, out):
+    for i in range(s.size):
+        out[i] = zeta(s[i], q[i])

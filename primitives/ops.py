@@ -163,7 +163,8 @@ from .elementwise_fused import (
     unary_grad,
 )
 from .random import erf_inv, threefry2x32, uint_xor
-from .special import (
+from .special import (  # (spmore, issue 11: bessel_i, expi, expn, riemann_zeta, zeta)
+    bessel_i,
     betaln,
     digamma,
     erfc,
@@ -174,7 +175,10 @@ from .special import (
     ndtr,
     ndtri,
     polygamma,
+    riemann_zeta,
+    zeta,
 )
+from .special import exp1, expi, expn  # (spmore, issue 11)
 from .nn import (
     erf,
     gelu,
@@ -207,6 +211,7 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "bessel_i",
     "betaln",
     "broadcast_to",
     "cbrt",
@@ -237,9 +242,12 @@ __all__ = [
     "erfcx",
     "exp",
     "exp2",
+    "exp1",
+    "expi",
     "expm",
     "expm1",
     "expm_frechet_block",
+    "expn",
     "extremum_grad",
     "extremum_tangent",
     "fft",
@@ -319,6 +327,7 @@ __all__ = [
     "relu",
     "reshape",
     "rev",
+    "riemann_zeta",
     "round",
     "scatter_add",
     "schur",
@@ -358,4 +367,5 @@ __all__ = [
     "unary_grad",
     "unbroadcast",
     "zeros_like",
+    "zeta",
 ]

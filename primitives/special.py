@@ -7,6 +7,11 @@ and their sources), abstract eval, JVP and VJP written with primitives (so
 every order works: ``polygamma(n)' = polygamma(n + 1)``), batching rule and,
 where the scalar function is one C-library call, its ``lowering`` for jit.
 
+``bessel_i`` (``I_n(x) / x**n``, optionally scaled by ``exp(-|x|)``) and
+``zeta`` (Hurwitz) have Numba kernels too; ``exp1``, ``expi``, ``expn`` and
+``riemann_zeta`` call SciPy in their impls (an optional extra), with their
+derivatives written with primitives.
+
 Each impl computes in float64 and rounds the result once to the operands'
 float type (NumPy's promotion: float32 stays float32, integers give
 float64).
@@ -25,7 +30,9 @@ from .structural import defvjp_broadcasting
 
 __all__ = ["erfc", "lgamma", "gamma", "digamma", "polygamma", "erfcx", "ndtr", "log_ndtr",
            "ndtri",
-           "betaln"]
+           "betaln",
+           # spmore (issue 11)
+           "bessel_i", "expn", "exp1", "expi", "zeta", "riemann_zeta"]
 
 _sk = None  # the module primitives._special_kernels, once imported
 
@@ -216,3 +223,161 @@ defvjp_broadcasting(betaln_p, _betaln_da, _betaln_db)
 def betaln(a, b):
     """``log|B(a, b)|``, ``B = Gamma(a) Gamma(b) / Gamma(a + b)``, broadcast."""
     return betaln_p.bind(a, b)
+
+
+# ==========================================================================
+# spmore (issue 11): modified Bessel functions, exponential integrals, zeta
+
+# bessel_i(x, n, scaled) = I_n(x) / x**n (times exp(-|x|) when scaled): even,
+# entire, and d/dx = x bessel_i(n + 1) (minus sign(x) bessel_i(n) when
+# scaled), so every derivative order is a bessel_i with no 0/0 at x = 0
+bessel_i_p = Primitive("bessel_i")
+bessel_i_p.def_impl(lambda x, n, scaled: _run("bessel_i_kernel", x, leading=(n, scaled)))
+bessel_i_p.def_abstract_eval(_elementwise_aval(lambda x, n, scaled: np.sin(x)))
+defbatch_elementwise(bessel_i_p)
+
+
+def _bessel_i_deriv(ans, x, n, scaled):
+    up = ops.mul(x, bessel_i(n + 1, x, scaled))
+    return ops.sub(up, ops.mul(ops.sign(x), ans)) if scaled else up
+
+
+_def_rule(bessel_i_p, _bessel_i_deriv)
+
+
+def bessel_i(n, x, scaled=False):
+    """``I_n(x) / x**n`` (``n`` a static int >= 0), times ``exp(-|x|)`` if ``scaled``.
+
+    Even in ``x``, finite at 0 (``1 / (2**n n!)``); ``inf`` at ``+-inf``
+    unscaled, 0 scaled.  Power series / asymptotic expansion (see
+    :mod:`._special_kernels`).
+    """
+    return bessel_i_p.bind(x, n=int(n), scaled=bool(scaled))
+
+
+# expn(n, x): SciPy's (Cephes expn.c) in the impl; d/dx E_n = -E_{n-1}
+# (n >= 1), d/dx E_0 = d/dx e**-x / x = -E_0 (1 + 1/x); no derivative in n
+
+
+def _scipy_special():
+    try:
+        import scipy.special  # lazy: SciPy is an optional extra, needed only here
+    except ImportError as e:
+        raise ImportError('this function of tracegrad.scipy.special calls SciPy: install it '
+                          '(pip install -e ".[scipy]" or pip install scipy)') from e
+    return scipy.special
+
+
+def _scipy_run(name, *xs):
+    """SciPy's ``scipy.special.<name>`` in float64, rounded to the operands' float type."""
+    dtype = (np.sin if len(xs) == 1 else np.arctan2)(*map(_sample, xs)).dtype
+    with np.errstate(all="ignore"):
+        out = getattr(_scipy_special(), name)(*[np.asarray(x, np.float64) for x in xs])
+    return np.asarray(out).astype(dtype, copy=False)[()]
+
+
+def _expn_impl(n, x):
+    dtype = np.arctan2(_sample(n), _sample(x)).dtype
+    n64 = np.asarray(n, np.float64)
+    valid = np.isfinite(n64) & (n64 == np.floor(n64))
+    out = _scipy_run("expn", np.where(valid, n64, -1.0), x)  # (SciPy would truncate n)
+    return np.where(valid, out, np.nan).astype(dtype, copy=False)[()]
+
+
+expn_p = Primitive("expn")
+expn_p.def_impl(_expn_impl)
+expn_p.def_abstract_eval(_elementwise_aval(np.arctan2))
+defbatch_elementwise(expn_p)
+
+
+def _expn_dx(g, ans, n, x):
+    zero = ops.eq(n, 0.0)
+    lower = expn(ops.select(zero, ops.ones_like(n), ops.sub(n, 1.0)), x)
+    at_zero = ops.mul(ans, ops.add(1.0, ops.div(1.0, x)))
+    return ops.mul(g, ops.neg(ops.select(zero, at_zero, lower)))
+
+
+defjvp(expn_p, None, _expn_dx)
+defvjp_broadcasting(expn_p, None, _expn_dx)
+
+
+def expn(n, x):
+    """``E_n(x) = int_1^inf exp(-x t) / t**n dt`` (SciPy's values), broadcast."""
+    return expn_p.bind(n, x)
+
+
+# exp1(x) = E_1(x): SciPy's (its own routine, not expn's) in the impl;
+# E_1'(x) = -e**-x / x
+
+exp1_p = Primitive("exp1")
+exp1_p.def_impl(lambda x: _scipy_run("exp1", x))
+exp1_p.def_abstract_eval(_elementwise_aval(np.sin))
+defbatch_elementwise(exp1_p)
+_def_rule(exp1_p, lambda ans, x: ops.neg(ops.div(ops.exp(ops.neg(x)), x)))
+
+
+def exp1(x):
+    """The exponential integral ``E_1(x)`` (SciPy's values; NaN for ``x < 0``)."""
+    return exp1_p.bind(x)
+
+
+# expi(x) = Ei(x): SciPy's (Cephes expn.c's ei) in the impl; Ei'(x) = e**x / x
+
+expi_p = Primitive("expi")
+expi_p.def_impl(lambda x: _scipy_run("expi", x))
+expi_p.def_abstract_eval(_elementwise_aval(np.sin))
+defbatch_elementwise(expi_p)
+_def_rule(expi_p, lambda ans, x: ops.div(ops.exp(x), x))
+
+
+def expi(x):
+    """The exponential integral ``Ei(x)`` (SciPy's values)."""
+    return expi_p.bind(x)
+
+
+# zeta(x, q) = sum_k (q + k)**-x (Hurwitz; the kernel of polygamma's);
+# d/dq = -x zeta(x + 1, q); no derivative in x (an error, as JAX has none)
+
+def _zeta_impl(x, q):
+    return _run("zeta_kernel", x, q)
+
+
+zeta_p = Primitive("zeta")
+zeta_p.def_impl(_zeta_impl)
+zeta_p.def_abstract_eval(_elementwise_aval(np.arctan2))
+defbatch_elementwise(zeta_p)
+
+
+def _zeta_dx(g, ans, x, q):
+    raise NotImplementedError(
+        "tracegrad.scipy.special.zeta has no derivative in its first argument x (JAX has none "
+        "either); differentiate with respect to q only, or hold x constant")
+
+
+def _zeta_dq(g, ans, x, q):
+    return ops.mul(g, ops.neg(ops.mul(x, zeta(ops.add(x, 1.0), q))))
+
+
+defjvp(zeta_p, _zeta_dx, _zeta_dq)
+defvjp_broadcasting(zeta_p, _zeta_dx, _zeta_dq)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function ``sum_k (q + k)**-x``, broadcast (NaN for x < 1)."""
+    return zeta_p.bind(x, q)
+
+
+# riemann_zeta(x) = zeta(x, 1) continued to every real x: SciPy's (Cephes
+# zeta.c / zetac.c) in the impl; no derivative (as zeta's in x)
+
+riemann_zeta_p = Primitive("riemann_zeta")
+riemann_zeta_p.def_impl(lambda x: _scipy_run("zeta", x))
+riemann_zeta_p.def_abstract_eval(_elementwise_aval(np.sin))
+defbatch_elementwise(riemann_zeta_p)
+defjvp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))
+defvjp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))
+
+
+def riemann_zeta(x):
+    """Riemann's zeta function of real ``x`` (SciPy's ``zeta(x)``; 0 at -2, -4, ...)."""
+    return riemann_zeta_p.bind(x)

@@ -765,6 +765,17 @@ for _name in ("betaln", "xlogy", "rel_entr"):
         row(f"special.{_name}", "" if _sx == _sy else "(3,1)x(1,4)",
             lambda ns, x, y, _n=_name: getattr(ns.special, _n)(x, y), A((pos, _sx), (pos, _sy)),
             numpy_dispatch=False)
+# spmore (issue 11): modified Bessel functions, exponential integrals, zeta in q
+for _name, _dom in [("i0", wide), ("i0e", pos), ("i1", wide), ("i1e", pos), ("exp1", pos),
+                    ("expi", pos)]:
+    row(f"special.{_name}", "", lambda ns, x, _n=_name: getattr(ns.special, _n)(x), A((_dom, S)),
+        numpy_dispatch=False)
+row("special.expn", "n=2", lambda ns, x: ns.special.expn(2, x), A((pos, S)), numpy_dispatch=False)
+row("special.zeta", "x=3", lambda ns, q: ns.special.zeta(3.0, q), A((pos, S)), numpy_dispatch=False)
+row("special.boxcox", "", lambda ns, x, lm: ns.special.boxcox(x, lm), A((pos, S), (normal, S)),
+    numpy_dispatch=False)
+row("special.boxcox1p", "", lambda ns, x, lm: ns.special.boxcox1p(x, lm), A((pos, S), (normal, S)),
+    numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

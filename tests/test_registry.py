@@ -240,10 +240,11 @@ FIRST_ORDER_ONLY = {"random_gamma"}
 # Python loops, which the table's rows differentiate); tests/test_control_flow.py
 # checks their rules in both modes to second order (while_loop: forward mode).
 STAGED_ONLY = {"scan", "cond", "while"}
-# issue 11 (tracegrad.scipy.linalg): schur and hessenberg have rules that raise
-# (no derivative, as in JAX: the factorizations are not unique), so no row can
-# run them; tests/test_scipy_linalg_more.py checks that they raise.
-RAISING_RULES = {"schur", "hessenberg"}
+# issue 11 (tracegrad.scipy): rules that raise on purpose, so no row can run them:
+# schur and hessenberg (no derivative, as in JAX: the factorizations are not
+# unique; tests/test_scipy_linalg_more.py checks that they raise) and Riemann's
+# zeta in x (none in JAX either; tests/test_scipy_special_more.py checks it).
+RAISING_RULES = {"schur", "hessenberg", "riemann_zeta"}
 
 
 def test_every_differentiable_primitive_exercised(instrumented, grad_table):

@@ -451,6 +451,14 @@ case("polygamma", V([pos(2, 3)], {"n": 0}, F), V([pos(4)], {"n": 2}, F),
      V([real(3, lo=-1.9, hi=-1.1)], {"n": 1}, F))
 case("ndtri", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
 case("betaln", V([pos(2, 3), pos(3)], {}, F), V([pos(), real(4, lo=12.0, hi=40.0)], {}, F))
+# spmore (issue 11): modified Bessel functions, exponential integrals, zeta
+case("bessel_i", V([real(2, 3, lo=-4.0, hi=4.0)], {"n": 0, "scaled": False}, F),
+     V([real(4, lo=-30.0, hi=30.0)], {"n": 1, "scaled": True}, F))
+case("exp1 expi", V([pos(2, 3)], {}, F))
+case("expn", V([ties(2, 3), pos(2, 3)], {}, F), V([ties(3), pos(4, 3)], {}, F))
+# (no derivative in zeta's x: the q-derivative is checked in tests/test_scipy_special_more.py)
+case("zeta", V([gt1(2, 3), pos(3)], {}, F, modes=()))
+case("riemann_zeta", V([real(2, 3, lo=-3.0, hi=0.9)], {}, F, modes=()))
 case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
      V([words(2), pos(2, 3)], {"log_space": True}, F))
 case("random_gamma_grad", V([pos(3), pos(3)], {}, F))
