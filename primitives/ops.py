@@ -157,6 +157,8 @@ from .elementwise_fused import (
 )
 from .random import erf_inv, threefry2x32, uint_xor
 from .special import (
+    betainc,
+    betaincc,
     betaln,
     digamma,
     erfc,
@@ -167,6 +169,9 @@ from .special import (
     ndtr,
     ndtri,
     polygamma,
+    # incomplete gamma and beta (issue 11, spinc)
+    igamma,
+    igammac,
 )
 from .nn import (
     erf,
@@ -200,6 +205,8 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "betainc",  # spinc: incomplete beta
+    "betaincc",  # spinc: incomplete beta
     "betaln",
     "broadcast_to",
     "cbrt",
@@ -249,6 +256,8 @@ __all__ = [
     "gt",
     "hypot",
     "hypot_grad",
+    "igamma",  # spinc: incomplete gamma
+    "igammac",  # spinc: incomplete gamma
     "imag",
     "integer_pow",
     "inv",

@@ -692,6 +692,13 @@ for _name in ("betaln", "xlogy", "rel_entr"):
         row(f"special.{_name}", "" if _sx == _sy else "(3,1)x(1,4)",
             lambda ns, x, y, _n=_name: getattr(ns.special, _n)(x, y), A((pos, _sx), (pos, _sy)),
             numpy_dispatch=False)
+# incomplete gamma and beta (issue 11, spinc): differentiable in x only, so the
+# shape parameters are constants here (tests/test_scipy_incomplete.py checks the error)
+row("special.gammainc", "x", lambda ns, x: ns.special.gammainc(2.5, x), A((pos, S)), numpy_dispatch=False)
+row("special.gammaincc", "x", lambda ns, x: ns.special.gammaincc(0.7, x), A((pos, S)), numpy_dispatch=False)
+row("special.betainc", "x", lambda ns, x: ns.special.betainc(2.5, 0.8, x), A((prob, S)), numpy_dispatch=False)
+row("special.betaincc", "x", lambda ns, x: ns.special.betaincc(0.6, 3.0, x), A((prob, S)),
+    numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))
