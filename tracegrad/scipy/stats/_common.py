@@ -8,7 +8,7 @@ from ... import numpy as tnp
 from ...primitives import ops
 from ..special import _reals
 
-__all__ = ["documented", "exp_of", "standardize", "reals", "outside"]
+__all__ = ["documented", "exp_of", "standardize", "reals", "outside", "log_of"]
 
 _PARAMS = {
     "x": "x : array_like or tracer\n    Points, real.",
@@ -102,3 +102,13 @@ def exp_of(log_fn, name):
     sections = doc[doc.index("\n\nParameters"):]
     fn.__doc__ = f"``exp({log_fn.__name__}(...))``, with the same arguments." + sections
     return fn
+
+
+def log_of(p, q):
+    """``log(p)`` given ``p`` and its complement ``q = 1 - p`` (each accurate):
+    ``log1p(-q)`` where ``p > 1/2`` (so a CDF near 1 keeps its relative
+    accuracy), ``log(p)`` elsewhere; each side sees a harmless operand where
+    it is not taken, so no ``0 * inf`` reaches a derivative."""
+    big = ops.gt(p, 0.5)
+    half = ops.mul(0.5, ops.ones_like(p))
+    return ops.select(big, ops.log1p(ops.neg(ops.select(big, q, half))), ops.log(ops.select(big, half, p)))
