@@ -1,7 +1,9 @@
 """Primitives of special functions (for ``tracegrad.scipy.special``).
 
 ``erfc``, ``lgamma``, ``gamma``, ``polygamma`` (digamma at ``n = 0``),
-``erfcx``, ``ndtr``, ``log_ndtr``, ``ndtri`` and ``betaln``: one block each, with its
+``erfcx``, ``ndtr``, ``log_ndtr``, ``ndtri``, ``betaln`` and the incomplete
+gamma and beta functions ``igamma``, ``igammac``, ``betainc``, ``betaincc``
+(values from SciPy, derivatives in ``x`` only): one block each, with its
 impl (a Numba loop of :mod:`._special_kernels`, which holds the methods
 and their sources), abstract eval, JVP and VJP written with primitives (so
 every order works: ``polygamma(n)' = polygamma(n + 1)``), batching rule and,
