@@ -163,13 +163,20 @@ from .elementwise_fused import (
     unary_grad,
 )
 from .random import erf_inv, threefry2x32, uint_xor
-from .special import (  # (spmore, issue 11: bessel_i, expi, expn, riemann_zeta, zeta)
+from .special import (
     bessel_i,
+    betainc,
+    betaincc,
     betaln,
     digamma,
     erfc,
     erfcx,
+    exp1,
+    expi,
+    expn,
     gamma,
+    igamma,
+    igammac,
     lgamma,
     log_ndtr,
     ndtr,
@@ -178,7 +185,6 @@ from .special import (  # (spmore, issue 11: bessel_i, expi, expn, riemann_zeta,
     riemann_zeta,
     zeta,
 )
-from .special import exp1, expi, expn  # (spmore, issue 11)
 from .nn import (
     erf,
     gelu,
@@ -212,6 +218,8 @@ __all__ = [
     "argmin",
     "argsort",
     "bessel_i",
+    "betainc",
+    "betaincc",
     "betaln",
     "broadcast_to",
     "cbrt",
@@ -241,8 +249,8 @@ __all__ = [
     "erfc",
     "erfcx",
     "exp",
-    "exp2",
     "exp1",
+    "exp2",
     "expi",
     "expm",
     "expm1",
@@ -265,6 +273,8 @@ __all__ = [
     "hessenberg",
     "hypot",
     "hypot_grad",
+    "igamma",
+    "igammac",
     "imag",
     "integer_pow",
     "inv",

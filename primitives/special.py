@@ -1,7 +1,9 @@
 """Primitives of special functions (for ``tracegrad.scipy.special``).
 
 ``erfc``, ``lgamma``, ``gamma``, ``polygamma`` (digamma at ``n = 0``),
-``erfcx``, ``ndtr``, ``log_ndtr``, ``ndtri`` and ``betaln``: one block each, with its
+``erfcx``, ``ndtr``, ``log_ndtr``, ``ndtri``, ``betaln`` and the incomplete
+gamma and beta functions ``igamma``, ``igammac``, ``betainc``, ``betaincc``
+(values from SciPy, derivatives in ``x`` only): one block each, with its
 impl (a Numba loop of :mod:`._special_kernels`, which holds the methods
 and their sources), abstract eval, JVP and VJP written with primitives (so
 every order works: ``polygamma(n)' = polygamma(n + 1)``), batching rule and,
@@ -32,7 +34,9 @@ __all__ = ["erfc", "lgamma", "gamma", "digamma", "polygamma", "erfcx", "ndtr", "
            "ndtri",
            "betaln",
            # spmore (issue 11)
-           "bessel_i", "expn", "exp1", "expi", "zeta", "riemann_zeta"]
+           "bessel_i", "expn", "exp1", "expi", "zeta", "riemann_zeta",
+           # spinc (issue 11)
+           "igamma", "igammac", "betainc", "betaincc"]
 
 _sk = None  # the module primitives._special_kernels, once imported
 
@@ -381,3 +385,119 @@ defvjp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))
 def riemann_zeta(x):
     """Riemann's zeta function of real ``x`` (SciPy's ``zeta(x)``; 0 at -2, -4, ...)."""
     return riemann_zeta_p.bind(x)
+# Incomplete gamma and beta functions (values from SciPy; the x-derivatives
+# are written with primitives, so every order in x works; the derivative in
+# a shape parameter is not implemented and says so).
+#
+# igamma(a, x) = P(a, x), igammac(a, x) = Q(a, x) = 1 - P, betainc(a, b, x)
+# = I_x(a, b), betaincc(a, b, x) = 1 - I_x(a, b).  The impls call
+# scipy.special.gammainc / gammaincc (Cephes igam.c / igamc.c: series,
+# continued fraction and Temme's uniform asymptotic expansion for large a)
+# and betainc / betaincc (Boost's ibeta, DiDonato and Morris, ACM TOMS 18,
+# 1992); Numba versions of these are left for later.
+
+def _scipy_special(name):
+    try:
+        import scipy.special as scipy_special  # lazy: SciPy is optional
+    except ImportError as e:
+        raise ImportError(f"tracegrad.scipy.special.{name} computes its values with SciPy: "
+                          'install SciPy (pip install -e ".[scipy]" or pip install scipy)') from e
+    return getattr(scipy_special, name)
+
+
+def _run_scipy(name, *xs):
+    """SciPy's ``name`` of the broadcast operands in float64, rounded to
+    their NumPy float result type."""
+    dtype = _float_type(*map(_sample, xs))
+    with np.errstate(all="ignore"):
+        out = _scipy_special(name)(*[np.asarray(x, np.float64) for x in xs])
+    return np.asarray(out).astype(dtype, copy=False)[()]
+
+
+def _float_type(*samples):
+    """NumPy 2's float result type of ``samples`` (Python scalars weak, ints -> float64)."""
+    if all(isinstance(s, (bool, int, float)) for s in samples):
+        return np.dtype(np.float64)
+    return np.result_type(*samples, np.float16)
+
+
+_aval_of_reals = _elementwise_aval(lambda *xs: np.zeros((), _float_type(*xs)))
+
+
+def _no_shape_derivative(fn, arg):
+    def rule(*args, **params):
+        raise NotImplementedError(
+            f"tracegrad.scipy.special.{fn} is differentiable in x only: its derivative in the "
+            f"shape parameter {arg} (a series of the integrand's log-weighted moments, as JAX "
+            f"computes it) is not implemented. Differentiate with respect to x, or hold {arg} "
+            f"constant (tracegrad.lax.stop_gradient)")
+
+    return rule
+
+
+def _incomplete(name, scipy_name, arity):
+    prim = Primitive(name)
+    prim.def_impl(lambda *xs: _run_scipy(scipy_name, *xs))
+    prim.def_abstract_eval(_aval_of_reals)
+    defbatch_elementwise(prim)
+    return prim
+
+
+def _log_gamma_density(a, x):
+    """``log(x**(a-1) exp(-x) / Gamma(a))``, with ``(a-1) log x = 0`` at ``a = 1``."""
+    one = ops.eq(a, 1.0)
+    power = ops.mul(ops.sub(a, 1.0), ops.log(ops.select(one, ops.ones_like(x), x)))
+    return ops.sub(ops.sub(ops.select(one, ops.zeros_like(power), power), x), lgamma(a))
+
+
+def _gamma_density(a, x):
+    return ops.exp(_log_gamma_density(a, x))
+
+
+igamma_p = _incomplete("igamma", "gammainc", 2)
+igammac_p = _incomplete("igammac", "gammaincc", 2)
+# dP/dx = x**(a-1) exp(-x) / Gamma(a) = -dQ/dx
+_igamma_dx = lambda g, ans, a, x: ops.mul(g, _gamma_density(a, x))  # noqa: E731
+_igammac_dx = lambda g, ans, a, x: ops.neg(ops.mul(g, _gamma_density(a, x)))  # noqa: E731
+defjvp(igamma_p, _no_shape_derivative("gammainc", "a"), _igamma_dx)
+defvjp_broadcasting(igamma_p, _no_shape_derivative("gammainc", "a"), _igamma_dx)
+defjvp(igammac_p, _no_shape_derivative("gammaincc", "a"), _igammac_dx)
+defvjp_broadcasting(igammac_p, _no_shape_derivative("gammaincc", "a"), _igammac_dx)
+
+
+def igamma(a, x):
+    """The regularized lower incomplete gamma function ``P(a, x)`` (SciPy's ``gammainc``)."""
+    return igamma_p.bind(a, x)
+
+
+def igammac(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return igammac_p.bind(a, x)
+
+
+def _beta_density(a, b, x):
+    """``x**(a-1) (1-x)**(b-1) / B(a, b)``, the power taken as 1 where its exponent is 0."""
+    one_a, one_b = ops.eq(a, 1.0), ops.eq(b, 1.0)
+    pa = ops.mul(ops.sub(a, 1.0), ops.log(ops.select(one_a, ops.ones_like(x), x)))
+    pb = ops.mul(ops.sub(b, 1.0), ops.log1p(ops.neg(ops.select(one_b, ops.zeros_like(x), x))))
+    log = ops.add(ops.select(one_a, ops.zeros_like(pa), pa), ops.select(one_b, ops.zeros_like(pb), pb))
+    return ops.exp(ops.sub(log, betaln(a, b)))
+
+
+betainc_p = _incomplete("betainc", "betainc", 3)
+betaincc_p = _incomplete("betaincc", "betaincc", 3)
+_betainc_dx = lambda g, ans, a, b, x: ops.mul(g, _beta_density(a, b, x))  # noqa: E731
+_betaincc_dx = lambda g, ans, a, b, x: ops.neg(ops.mul(g, _beta_density(a, b, x)))  # noqa: E731
+for _prim, _fn, _dx in ((betainc_p, "betainc", _betainc_dx), (betaincc_p, "betaincc", _betaincc_dx)):
+    defjvp(_prim, _no_shape_derivative(_fn, "a"), _no_shape_derivative(_fn, "b"), _dx)
+    defvjp_broadcasting(_prim, _no_shape_derivative(_fn, "a"), _no_shape_derivative(_fn, "b"), _dx)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function ``I_x(a, b)``."""
+    return betainc_p.bind(a, b, x)
+
+
+def betaincc(a, b, x):
+    """The complement ``1 - I_x(a, b)`` of the regularized incomplete beta function."""
+    return betaincc_p.bind(a, b, x)

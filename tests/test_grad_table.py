@@ -775,6 +775,12 @@ row("special.zeta", "x=3", lambda ns, q: ns.special.zeta(3.0, q), A((pos, S)), n
 row("special.boxcox", "", lambda ns, x, lm: ns.special.boxcox(x, lm), A((pos, S), (normal, S)),
     numpy_dispatch=False)
 row("special.boxcox1p", "", lambda ns, x, lm: ns.special.boxcox1p(x, lm), A((pos, S), (normal, S)),
+# incomplete gamma and beta (issue 11, spinc): differentiable in x only, so the
+# shape parameters are constants here (tests/test_scipy_incomplete.py checks the error)
+row("special.gammainc", "x", lambda ns, x: ns.special.gammainc(2.5, x), A((pos, S)), numpy_dispatch=False)
+row("special.gammaincc", "x", lambda ns, x: ns.special.gammaincc(0.7, x), A((pos, S)), numpy_dispatch=False)
+row("special.betainc", "x", lambda ns, x: ns.special.betainc(2.5, 0.8, x), A((prob, S)), numpy_dispatch=False)
+row("special.betaincc", "x", lambda ns, x: ns.special.betaincc(0.6, 3.0, x), A((prob, S)),
     numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),

@@ -15,8 +15,10 @@ of each branch so no NaN leaks into a derivative.
 -804.6084420137538
 
 Part of issue 11 (in progress): this module has the functions below; the
-rest of ``scipy.special`` (``gammainc``, ``betainc``, the other Bessel
-functions, ...) is not written yet.
+rest of ``scipy.special`` (the Bessel functions ``j*``/``y*``/``iv``,
+``spence``, ``lambertw``, ``factorial``, ``comb``, ...) is not written yet.
+``gammainc``, ``gammaincc``, ``betainc`` and ``betaincc`` take their values
+from SciPy and are differentiable in ``x`` only.
 """
 import math
 
@@ -29,8 +31,8 @@ from ..numpy._core import arg
 from ..primitives import ops
 
 __all__ = [
-    "beta", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit",
-    "gamma", "gammaln", "gammasgn", "kl_div", "loggamma", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "beta", "betainc", "betaincc", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit",
+    "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "kl_div", "loggamma", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "softmax",
     "xlog1py", "xlogy",
     # spmore (issue 11)
@@ -472,6 +474,128 @@ def betaln(a, b):
     18, 1992); SciPy's ``betaln`` loses up to 7 digits there.
     """
     return ops.betaln(*_reals("betaln", a, b))
+
+
+_INCOMPLETE_NOTES = """
+    Raises
+    ------
+    TypeError
+        If an operand is complex.
+    ImportError
+        If SciPy is not installed (the values are SciPy's).
+    NotImplementedError
+        When differentiated in a shape parameter (JAX differentiates
+        ``gammainc`` in ``a`` too; tracegrad does not yet).  Hold it
+        constant with ``tracegrad.lax.stop_gradient`` to differentiate in
+        ``x`` alone.
+
+    Notes
+    -----
+    The values are SciPy's, computed in float64 and rounded once to the
+    operands' float type.  """
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function
+    ``P(a, x) = integral_0^x t**(a-1) exp(-t) dt / Gamma(a)``.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Shape, ``a >= 0``.
+    x : array_like or tracer
+        Upper limit, ``x >= 0``; broadcast with ``a``.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype.  As SciPy: ``P(a, 0) = 0`` for
+        ``a > 0``, ``P(a, inf) = 1``, ``P(0, x) = 1`` for ``x > 0``, NaN for
+        ``a < 0``, ``x < 0``, ``a = x = 0`` and NaN operands.  Derivative in
+        ``x``: ``x**(a-1) exp(-x) / Gamma(a)`` (written with primitives, so
+        every order works).
+    <incomplete-notes>SciPy's ``gammainc`` is Cephes'
+    ``igam`` (power series below ``x = a``-ish, the continued fraction of
+    ``Q`` above, Temme's uniform asymptotic expansion for large ``a`` near
+    ``x = a``).
+    """
+    return ops.igamma(*_reals("gammainc", a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``,
+    accurate where ``Q`` is small.
+
+    Parameters
+    ----------
+    a : array_like or tracer
+        Shape, ``a >= 0``.
+    x : array_like or tracer
+        Lower limit, ``x >= 0``; broadcast with ``a``.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype.  As SciPy: ``Q(a, 0) = 1`` for
+        ``a > 0``, ``Q(a, inf) = 0``, ``Q(0, x) = 0`` for ``x > 0``, NaN for
+        ``a < 0``, ``x < 0``, ``a = x = 0`` and NaN operands.  Derivative in
+        ``x``: ``-x**(a-1) exp(-x) / Gamma(a)``.
+    <incomplete-notes>SciPy's ``gammaincc`` is Cephes'
+    ``igamc`` (the same methods as ``gammainc``, summing the small side).
+    """
+    return ops.igammac(*_reals("gammaincc", a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function
+    ``I_x(a, b) = integral_0^x t**(a-1) (1-t)**(b-1) dt / B(a, b)``.
+
+    Parameters
+    ----------
+    a, b : array_like or tracer
+        Shape parameters, ``>= 0`` (not both 0).
+    x : array_like or tracer
+        Upper limit in ``[0, 1]``; the three broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype.  As SciPy: ``I_0 = 0``, ``I_1 =
+        1``, NaN for ``x`` outside ``[0, 1]``, negative ``a`` or ``b``, and
+        NaN operands; ``a = 0`` puts all mass at 0 (``I_x = 1`` for ``x >
+        0``), ``b = 0`` at 1.  Derivative in ``x``: ``x**(a-1) (1-x)**(b-1) /
+        B(a, b)``.
+    <incomplete-notes>SciPy's ``betainc`` is Boost's ``ibeta``
+    (DiDonato and Morris, ACM TOMS 18, 1992; Cephes ``incbet``'s continued
+    fractions among its methods).
+    """
+    return ops.betainc(*_reals("betainc", a, b, x))
+
+
+def betaincc(a, b, x):
+    """The complement ``1 - I_x(a, b)`` of the regularized incomplete beta
+    function, accurate where it is small (near ``x = 1``).
+
+    Parameters
+    ----------
+    a, b : array_like or tracer
+        Shape parameters, ``>= 0`` (not both 0).
+    x : array_like or tracer
+        Lower limit in ``[0, 1]``; the three broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype; ``1`` at ``x = 0``, ``0`` at
+        ``x = 1``, NaN where ``betainc`` is.  Derivative in ``x``:
+        ``-x**(a-1) (1-x)**(b-1) / B(a, b)``.
+    <incomplete-notes>SciPy's ``betaincc`` (Boost's ``ibetac``).
+    """
+    return ops.betaincc(*_reals("betaincc", a, b, x))
+
+
+for _fn in (gammainc, gammaincc, betainc, betaincc):  # the sections the four share
+    _fn.__doc__ = _fn.__doc__.replace("    <incomplete-notes>", _INCOMPLETE_NOTES.rstrip() + " ")
 
 
 def _gamma_sign(x):

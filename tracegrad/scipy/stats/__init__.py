@@ -9,8 +9,13 @@ differentiable in the data and in the parameters: ``norm`` (``logpdf``,
 ``wrapcauchy``, ``dirichlet``, ``multivariate_normal`` (densities),
 ``poisson``, ``bernoulli``, ``binom``, ``nbinom``, ``geom``, ``betabinom``,
 ``multinomial`` (``logpmf``, ``pmf``; CDFs for ``bernoulli`` and ``geom``).
-Also the sample statistics ``sem``, ``rankdata`` and ``mode`` and the
-kernel density estimate ``gaussian_kde``.
+``gamma``, ``chi2`` and ``beta`` also have ``cdf``, ``sf``, ``logcdf``,
+``logsf``, ``t`` has ``cdf`` and ``sf``, ``poisson`` has ``cdf`` (through
+the incomplete gamma and beta functions: differentiable in the data,
+``loc``, ``scale`` and ``mu``, not in the shape parameters ``a``, ``b``,
+``df``, where they raise NotImplementedError).  Also the sample statistics
+``sem``, ``rankdata`` and ``mode`` and the kernel density estimate
+``gaussian_kde``.
 """
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon, gamma, gennorm,
                geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal,

@@ -10,7 +10,7 @@ from ...primitives import ops
 from ..special import _reals
 
 __all__ = ["documented", "exp_of", "standardize", "reals", "outside", "log1mexp", "on_integers",
-           "off_support"]
+           "off_support", "log_of"]
 
 _PARAMS = {
     "x": "x : array_like or tracer\n    Points, real.",
@@ -152,3 +152,13 @@ def on_integers(k, lo=None, hi=None):
 def off_support(k, off, value):
     """A log-pmf ``value``: ``-inf`` where ``off``, NaN where ``k`` is NaN (as SciPy)."""
     return outside(ops.isnan(k), outside(off, value, -float("inf")), float("nan"))
+
+
+def log_of(p, q):
+    """``log(p)`` given ``p`` and its complement ``q = 1 - p`` (each accurate):
+    ``log1p(-q)`` where ``p > 1/2`` (so a CDF near 1 keeps its relative
+    accuracy), ``log(p)`` elsewhere; each side sees a harmless operand where
+    it is not taken, so no ``0 * inf`` reaches a derivative."""
+    big = ops.gt(p, 0.5)
+    half = ops.mul(0.5, ops.ones_like(p))
+    return ops.select(big, ops.log1p(ops.neg(ops.select(big, q, half))), ops.log(ops.select(big, half, p)))
