@@ -396,3 +396,14 @@ def test_erfinv_of_scalars_without_scipy(monkeypatch):
         np.testing.assert_allclose(tsp.erfinv(x), 0.27246271472675443, rtol=2e-7)
     np.testing.assert_allclose(tg.grad(tsp.erfinv)(0.3), 0.5 * np.sqrt(np.pi) * np.exp(0.27246271472675443 ** 2),
                                rtol=1e-14)
+
+
+def test_rgamma_values_edges_and_derivatives():
+    x = np.linspace(-4.7, 171.0, 401)
+    np.testing.assert_allclose(tsp.rgamma(x), sp.rgamma(x), rtol=1e-13, atol=1e-300)
+    edges = np.array([-3.0, -1.0, 0.0, np.inf, -np.inf, 172.0, np.nan])
+    np.testing.assert_array_equal(tsp.rgamma(edges), [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, np.nan])
+    pts = np.array([-2.5, -0.3, 0.7, 3.2])
+    check_grads(tsp.rgamma, (pts,), order=2, modes=("fwd", "rev"))
+    np.testing.assert_allclose(tg.vmap(tg.grad(tsp.rgamma))(pts),
+                               -sp.digamma(pts) * sp.rgamma(pts), rtol=1e-13)

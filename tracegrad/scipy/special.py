@@ -33,7 +33,7 @@ from ..primitives import ops
 __all__ = [
     "beta", "betainc", "betaincc", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "expit",
     "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "kl_div", "loggamma", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "softmax",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax",
     "xlog1py", "xlogy",
     # spmore (issue 11)
     "boxcox", "boxcox1p", "exp1", "expi", "expn", "i0", "i0e", "i1", "i1e", "zeta",
@@ -303,6 +303,34 @@ def gamma(x):
         If ``x`` is complex.
     """
     return ops.gamma(_real(x, "gamma"))
+
+
+def rgamma(x):
+    """The reciprocal gamma function ``1 / Gamma(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype: 0 at the poles of ``Gamma`` (0 and
+        the negative integers) and at ``+-inf``, NaN at NaN, as SciPy (which
+        gives ``-0.0`` at ``-0.0``; this gives ``0.0``).  Derivative ``-digamma(x) / Gamma(x)``; at the poles
+        themselves the derivative is NaN (its limit, ``(-1)**n n!`` at
+        ``-n``, is not taken).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    """
+    x = _real(x, "rgamma")
+    pole = ops.logical_and(ops.le(x, 0.0), ops.eq(x, ops.floor(x)))
+    safe = ops.select(pole, ops.ones_like(x), x)
+    return ops.select(pole, ops.zeros_like(safe), ops.div(1.0, ops.gamma(safe)))
 
 
 def gammaln(x):
