@@ -263,28 +263,11 @@ def bessel_i(n, x, scaled=False):
 # (n >= 1), d/dx E_0 = d/dx e**-x / x = -E_0 (1 + 1/x); no derivative in n
 
 
-def _scipy_special():
-    try:
-        import scipy.special  # lazy: SciPy is an optional extra, needed only here
-    except ImportError as e:
-        raise ImportError('this function of tracegrad.scipy.special calls SciPy: install it '
-                          '(pip install -e ".[scipy]" or pip install scipy)') from e
-    return scipy.special
-
-
-def _scipy_run(name, *xs):
-    """SciPy's ``scipy.special.<name>`` in float64, rounded to the operands' float type."""
-    dtype = (np.sin if len(xs) == 1 else np.arctan2)(*map(_sample, xs)).dtype
-    with np.errstate(all="ignore"):
-        out = getattr(_scipy_special(), name)(*[np.asarray(x, np.float64) for x in xs])
-    return np.asarray(out).astype(dtype, copy=False)[()]
-
-
 def _expn_impl(n, x):
     dtype = np.arctan2(_sample(n), _sample(x)).dtype
     n64 = np.asarray(n, np.float64)
     valid = np.isfinite(n64) & (n64 == np.floor(n64))
-    out = _scipy_run("expn", np.where(valid, n64, -1.0), x)  # (SciPy would truncate n)
+    out = _run_scipy("expn", np.where(valid, n64, -1.0), x)  # (SciPy would truncate n)
     return np.where(valid, out, np.nan).astype(dtype, copy=False)[()]
 
 
@@ -314,7 +297,7 @@ def expn(n, x):
 # E_1'(x) = -e**-x / x
 
 exp1_p = Primitive("exp1")
-exp1_p.def_impl(lambda x: _scipy_run("exp1", x))
+exp1_p.def_impl(lambda x: _run_scipy("exp1", x))
 exp1_p.def_abstract_eval(_elementwise_aval(np.sin))
 defbatch_elementwise(exp1_p)
 _def_rule(exp1_p, lambda ans, x: ops.neg(ops.div(ops.exp(ops.neg(x)), x)))
@@ -328,7 +311,7 @@ def exp1(x):
 # expi(x) = Ei(x): SciPy's (Cephes expn.c's ei) in the impl; Ei'(x) = e**x / x
 
 expi_p = Primitive("expi")
-expi_p.def_impl(lambda x: _scipy_run("expi", x))
+expi_p.def_impl(lambda x: _run_scipy("expi", x))
 expi_p.def_abstract_eval(_elementwise_aval(np.sin))
 defbatch_elementwise(expi_p)
 _def_rule(expi_p, lambda ans, x: ops.div(ops.exp(x), x))
@@ -375,7 +358,7 @@ def zeta(x, q):
 # zeta.c / zetac.c) in the impl; no derivative (as zeta's in x)
 
 riemann_zeta_p = Primitive("riemann_zeta")
-riemann_zeta_p.def_impl(lambda x: _scipy_run("zeta", x))
+riemann_zeta_p.def_impl(lambda x: _run_scipy("zeta", x))
 riemann_zeta_p.def_abstract_eval(_elementwise_aval(np.sin))
 defbatch_elementwise(riemann_zeta_p)
 defjvp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))

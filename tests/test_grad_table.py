@@ -775,6 +775,7 @@ row("special.zeta", "x=3", lambda ns, q: ns.special.zeta(3.0, q), A((pos, S)), n
 row("special.boxcox", "", lambda ns, x, lm: ns.special.boxcox(x, lm), A((pos, S), (normal, S)),
     numpy_dispatch=False)
 row("special.boxcox1p", "", lambda ns, x, lm: ns.special.boxcox1p(x, lm), A((pos, S), (normal, S)),
+    numpy_dispatch=False)
 # incomplete gamma and beta (issue 11, spinc): differentiable in x only, so the
 # shape parameters are constants here (tests/test_scipy_incomplete.py checks the error)
 row("special.gammainc", "x", lambda ns, x: ns.special.gammainc(2.5, x), A((pos, S)), numpy_dispatch=False)
