@@ -227,7 +227,13 @@ def _tri(x):
 SCIPY_ARGS = {
     "special.bernoulli": lambda f, x: f(4)[:4] * x, "special.expn": lambda f, x: f(2, x),
     "special.multigammaln": lambda f, x: f(x + 2.0, 2), "special.polygamma": lambda f, x: f(1, x),
-    "special.zeta": lambda f, x: f(x + 2.0, x), "special.comb": lambda f, x: f(10.0 * x, 2.0),
+    "special.zeta": lambda f, x: f(3.0, x),  # (differentiable in q, as in JAX)
+    # differentiable in x only: the shape parameters are constants
+    "special.gammainc": lambda f, x: f(2.5, x), "special.gammaincc": lambda f, x: f(2.5, x),
+    "special.betainc": lambda f, x: f(2.0, 3.0, x),
+    **{f"stats.{d}.{m}": (lambda f, x, _p=p: f(x, *_p))
+       for d, p in (("gamma", (2.0,)), ("chi2", (3.0,)), ("beta", (2.0, 3.0)), ("t", (4.0,)))
+       for m in ("cdf", "sf", "logcdf", "logsf")}, "special.comb": lambda f, x: f(10.0 * x, 2.0),
     "special.sph_harm_y": lambda f, x: f(2, 1, x, x), "special.jn": lambda f, x: f(2, x),
     "special.yn": lambda f, x: f(2, x), "special.bessel_jn": lambda f, x: f(x, v=2),
     "special.factorial": lambda f, x: f(10.0 * x), "special.poch": lambda f, x: f(x, 2.0),

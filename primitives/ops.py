@@ -168,6 +168,7 @@ from .special import (
     betainc,
     betaincc,
     betaln,
+    dawsn,
     digamma,
     erfc,
     erfcx,
@@ -183,6 +184,7 @@ from .special import (
     ndtri,
     polygamma,
     riemann_zeta,
+    spence,
     zeta,
 )
 from .nn import (
@@ -236,6 +238,7 @@ __all__ = [
     "cosh",
     "cumprod",
     "cumsum",
+    "dawsn",
     "defvjp_broadcasting",
     "det",
     "digamma",
@@ -359,6 +362,7 @@ __all__ = [
     "softplus_grad",
     "solve",
     "solve_sylvester",
+    "spence",
     "sqrt",
     "sqrtm",
     "square",

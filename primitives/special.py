@@ -36,7 +36,7 @@ __all__ = ["erfc", "lgamma", "gamma", "digamma", "polygamma", "erfcx", "ndtr", "
            # spmore (issue 11)
            "bessel_i", "expn", "exp1", "expi", "zeta", "riemann_zeta",
            # spinc (issue 11)
-           "igamma", "igammac", "betainc", "betaincc"]
+           "igamma", "igammac", "betainc", "betaincc", "dawsn", "spence"]
 
 _sk = None  # the module primitives._special_kernels, once imported
 
@@ -418,12 +418,17 @@ def _no_shape_derivative(fn, arg):
     return rule
 
 
-def _incomplete(name, scipy_name, arity):
+def _scipy_elementwise(name, scipy_name):
+    """An elementwise primitive whose impl is SciPy's ufunc ``scipy_name``."""
     prim = Primitive(name)
     prim.def_impl(lambda *xs: _run_scipy(scipy_name, *xs))
     prim.def_abstract_eval(_aval_of_reals)
     defbatch_elementwise(prim)
     return prim
+
+
+def _incomplete(name, scipy_name, arity):
+    return _scipy_elementwise(name, scipy_name)
 
 
 def _log_gamma_density(a, x):
@@ -484,3 +489,35 @@ def betainc(a, b, x):
 def betaincc(a, b, x):
     """The complement ``1 - I_x(a, b)`` of the regularized incomplete beta function."""
     return betaincc_p.bind(a, b, x)
+
+
+# ==========================================================================
+# dawsn and spence: SciPy's values (Cephes dawsn.c, spence.c); derivatives
+# written with primitives: D'(x) = 1 - 2 x D(x) (A&S 7.1.17 with 7.1.16),
+# spence'(z) = log(z) / (1 - z), -1 at z = 1 (its limit)
+
+dawsn_p = _scipy_elementwise("dawsn", "dawsn")
+_def_rule(dawsn_p, lambda ans, x: ops.sub(1.0, ops.mul(ops.mul(2.0, x), ans)))
+
+
+def dawsn(x):
+    """Dawson's integral ``exp(-x**2) int_0^x exp(t**2) dt`` (SciPy's values)."""
+    return dawsn_p.bind(x)
+
+
+spence_p = _scipy_elementwise("spence", "spence")
+
+
+def _spence_deriv(ans, z):
+    one = ops.eq(z, 1.0)
+    zs = ops.select(one, ops.add(ops.zeros_like(z), 2.0), z)
+    return ops.select(one, ops.add(ops.zeros_like(z), -1.0),
+                      ops.div(ops.log(zs), ops.sub(1.0, zs)))
+
+
+_def_rule(spence_p, _spence_deriv)
+
+
+def spence(z):
+    """Spence's function ``int_1^z log(t) / (1 - t) dt`` for real ``z >= 0`` (SciPy's values)."""
+    return spence_p.bind(z)

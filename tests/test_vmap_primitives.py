@@ -463,6 +463,9 @@ case("riemann_zeta", V([real(2, 3, lo=-3.0, hi=0.9)], {}, F, modes=()))
 case("igamma igammac", V([pos(2, 3), pos(3)], {}, F), V([pos(), pos(4)], {}, F))
 case("betainc betaincc", V([pos(2, 3), pos(3), real(3, lo=0.05, hi=0.95)], {}, F),
      V([pos(4), pos(), real(4, lo=0.05, hi=0.95)], {}, F))
+# Dawson's integral and Spence's function (issue 11)
+case("dawsn", V([real(2, 3, lo=-3.0, hi=3.0)], {}, F))
+case("spence", V([pos(2, 3)], {}, F))
 case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
      V([words(2), pos(2, 3)], {"log_space": True}, F))
 case("random_gamma_grad", V([pos(3), pos(3)], {}, F))

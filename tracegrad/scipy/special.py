@@ -15,12 +15,13 @@ of each branch so no NaN leaks into a derivative.
 -804.6084420137538
 
 Part of issue 11 (in progress): this module has the functions below; the
-rest of ``scipy.special`` (the Bessel functions ``j*``/``y*``/``iv``,
-``spence``, ``lambertw``, ``factorial``, ``comb``, ...) is not written yet.
+rest of ``scipy.special`` (``lambertw``, ``sici``, ``fresnel``, the
+hypergeometric functions, ...) is not written yet.
 ``gammainc``, ``gammaincc``, ``betainc`` and ``betaincc`` take their values
 from SciPy and are differentiable in ``x`` only.
 """
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -37,6 +38,8 @@ __all__ = [
     "xlog1py", "xlogy",
     # spmore (issue 11)
     "boxcox", "boxcox1p", "exp1", "expi", "expn", "i0", "i0e", "i1", "i1e", "zeta",
+    # factorials, combinations, Bernoulli numbers, Dawson, Spence (issue 11)
+    "bernoulli", "comb", "dawsn", "factorial", "poch", "spence",
 ]
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -1291,3 +1294,205 @@ def boxcox1p(x, lmbda):
         If an operand is complex.
     """
     return _boxcox(x, lmbda, "boxcox1p", ops.log1p)
+
+
+# ==========================================================================
+# factorials, binomial coefficients, Pochhammer's symbol, Bernoulli numbers,
+# Dawson's integral and Spence's function
+
+
+def factorial(n, exact=False):
+    """``n!`` as ``Gamma(n + 1)`` (SciPy's ``exact=False``), 0 for ``n < 0``.
+
+    Parameters
+    ----------
+    n : array_like or tracer
+        Real, any shape (non-integers give ``Gamma(n + 1)``, as SciPy).
+    exact : bool
+        Must be False: exact integer factorials are not differentiable
+        (use ``math.factorial``).
+
+    Returns
+    -------
+    array or tracer
+        ``n``'s shape, float dtype; ``inf`` from 171 on (overflow).
+        Derivative ``Gamma(n + 1) digamma(n + 1)`` (0 below 0).
+
+    Raises
+    ------
+    NotImplementedError
+        If ``exact`` is True.
+    TypeError
+        If ``n`` is complex.
+    """
+    if exact:
+        raise NotImplementedError("tracegrad.scipy.special.factorial computes Gamma(n + 1) "
+                                  "(exact=False); for exact integers use math.factorial")
+    n = _real(n, "factorial")
+    negative = ops.lt(n, 0.0)
+    safe = ops.select(negative, ops.zeros_like(n), n)
+    return ops.select(negative, ops.zeros_like(safe), ops.gamma(ops.add(safe, 1.0)))
+
+
+def comb(N, k, *, exact=False, repetition=False):  # noqa: N803 - SciPy's name
+    """The binomial coefficient ``N choose k`` as ``Gamma`` ratios (``exact=False``).
+
+    Parameters
+    ----------
+    N, k : array_like or tracer
+        Real, broadcast together.
+    exact : bool
+        Must be False (exact integers are not differentiable: ``math.comb``).
+    repetition : bool
+        ``N + k - 1 choose k`` (combinations with repetition), as SciPy
+        (for ``N >= 1``; below, SciPy's own values are NaN for some ``k``).
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape, float dtype: ``exp(gammaln(N + 1) - gammaln(k
+        + 1) - gammaln(N - k + 1))`` with the Gamma functions' signs, 0 where
+        ``k > N``, ``k < 0`` or ``N < 0`` (SciPy's conventions).
+        Differentiable in ``N`` and ``k``.
+
+    Raises
+    ------
+    NotImplementedError
+        If ``exact`` is True.
+    TypeError
+        If an operand is complex.
+    """
+    if exact:
+        raise NotImplementedError("tracegrad.scipy.special.comb computes Gamma ratios "
+                                  "(exact=False); for exact integers use math.comb")
+    N, k = _reals("comb", N, k)
+    if repetition:
+        N = ops.sub(ops.add(N, k), 1.0)
+    zero = ops.logical_or(ops.logical_or(ops.gt(k, N), ops.lt(k, 0.0)), ops.lt(N, 0.0))
+    ns = ops.select(zero, ops.add(ops.zeros_like(N), 2.0), N)
+    ks = ops.select(zero, ops.ones_like(k), k)
+    top, kk, rest = ops.add(ns, 1.0), ops.add(ks, 1.0), ops.add(ops.sub(ns, ks), 1.0)
+    sign = ops.mul(ops.mul(_gamma_sign(top), _gamma_sign(kk)), _gamma_sign(rest))
+    value = ops.exp(ops.sub(ops.sub(ops.lgamma(top), ops.lgamma(kk)), ops.lgamma(rest)))
+    return ops.select(zero, ops.zeros_like(value), ops.mul(sign, value))
+
+
+def poch(z, m):
+    """Pochhammer's rising factorial ``(z)_m = Gamma(z + m) / Gamma(z)``.
+
+    Parameters
+    ----------
+    z, m : array_like or tracer
+        Real, broadcast together.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape and float dtype, ``gamma(z + m) * rgamma(z)``
+        (so 0 where ``z`` is a pole and ``z + m`` is not; ``inf`` the other
+        way round; where both are poles the limit ``(-1)**m Gamma(1 - z) /
+        Gamma(1 - z - m)``, as SciPy), 1 at ``m = 0``.  Differentiable in
+        both away from the poles.
+
+    Raises
+    ------
+    TypeError
+        If an operand is complex.
+    """
+    z, m = _reals("poch", z, m)
+    top = ops.add(z, m)
+    pole_z = ops.logical_and(ops.le(z, 0.0), ops.eq(z, ops.floor(z)))
+    pole_top = ops.logical_and(ops.le(top, 0.0), ops.eq(top, ops.floor(top)))
+    both = ops.logical_and(pole_z, pole_top)
+    # both poles (z = -a, z + m = -b, integers a >= b >= 0): (-1)**m Gamma(1 - z) / Gamma(1 - z - m)
+    zb = ops.select(both, z, ops.zeros_like(z))
+    mb = ops.select(both, m, ops.zeros_like(m))
+    sign = ops.sub(1.0, ops.mul(2.0, ops.sub(mb, ops.mul(2.0, ops.floor(ops.mul(0.5, mb))))))
+    limit = ops.mul(sign, ops.div(ops.gamma(ops.sub(1.0, zb)),
+                                  ops.gamma(ops.sub(ops.sub(1.0, zb), mb))))
+    ts = ops.select(pole_top, ops.ones_like(top), top)
+    value = ops.mul(ops.gamma(ts), rgamma(z))
+    value = ops.select(pole_top, ops.add(ops.zeros_like(value), np.inf), value)
+    value = ops.select(both, limit, value)
+    return ops.select(ops.eq(m, 0.0), ops.ones_like(value), value)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers ``B_0, ..., B_n`` (``B_1 = -1/2``), as SciPy.
+
+    Parameters
+    ----------
+    n : int
+        A non-negative integer (static: the result's length).
+
+    Returns
+    -------
+    ndarray
+        Shape ``(n + 1,)``, float64, computed exactly (rationals) by the
+        Akiyama-Tanigawa algorithm, then rounded once.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is negative or not an integer.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"bernoulli: n must be a non-negative integer, got {n!r}")
+    a, out = [], []
+    for m in range(int(n) + 1):
+        a.append(Fraction(1, m + 1))
+        for j in range(m, 0, -1):
+            a[j - 1] = j * (a[j - 1] - a[j])
+        out.append(a[0])
+    if n >= 1:
+        out[1] = -out[1]  # (the algorithm gives B_1 = +1/2; SciPy's convention is -1/2)
+    return np.array([float(b) for b in out])
+
+
+def dawsn(x):
+    """Dawson's integral ``F(x) = exp(-x**2) int_0^x exp(t**2) dt``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype (SciPy's values: needs SciPy).
+        Derivative ``1 - 2 x F(x)`` (Abramowitz and Stegun 7.1.17).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy is not installed.
+    """
+    return ops.dawsn(_real(x, "dawsn"))
+
+
+def spence(z):
+    """Spence's function (the dilogarithm ``Li2(1 - z)``), ``int_1^z log t / (1 - t) dt``.
+
+    Parameters
+    ----------
+    z : array_like or tracer
+        Real, any shape; NaN below 0, as SciPy.
+
+    Returns
+    -------
+    array or tracer
+        ``z``'s shape and float dtype (SciPy's values: needs SciPy).
+        Derivative ``log(z) / (1 - z)``, ``-1`` at ``z = 1`` (its limit; the
+        second derivative there is taken as 0, not its limit 1/2).
+
+    Raises
+    ------
+    TypeError
+        If ``z`` is complex.
+    ImportError
+        If SciPy is not installed.
+    """
+    return ops.spence(_real(z, "spence"))
