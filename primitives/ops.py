@@ -175,6 +175,17 @@ from .special import (
     ndtri,
     polygamma,
 )
+# Bessel functions (primitives/bessel.py)
+from .bessel import (
+    bessel_iv,
+    bessel_ive,
+    bessel_j0,
+    bessel_j1,
+    bessel_jv,
+    bessel_y0,
+    bessel_y1,
+    bessel_yv,
+)
 from .nn import (
     erf,
     gelu,
@@ -207,6 +218,14 @@ __all__ = [
     "argmax",
     "argmin",
     "argsort",
+    "bessel_iv",
+    "bessel_ive",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_jv",
+    "bessel_y0",
+    "bessel_y1",
+    "bessel_yv",
     "betaln",
     "broadcast_to",
     "cbrt",
