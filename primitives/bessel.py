@@ -8,7 +8,8 @@ order of derivative in ``x`` works) and batching rule.  The order is not
 differentiated: it is a param, not an operand.
 
 The impls call SciPy's ufuncs (``scipy.special.j0`` ...; Cephes and AMOS
-underneath): SciPy is an optional extra, and an impl without it raises an
+underneath; ``iv``/``ive`` of order 0 and 1 call Cephes' ``i0``, ``i1``,
+``i0e``, ``i1e``): SciPy is an optional extra, and an impl without it raises an
 ImportError naming ``pip install -e ".[scipy]"``.  Each impl computes in
 float64 and rounds the result once to the operand's float type (float32
 stays float32, integers give float64).
@@ -143,8 +144,20 @@ def bessel_yv(x, v):
 # ==========================================================================
 # I_v and the scaled ive(v, x) = I_v(x) exp(-|x|) (SciPy's iv, ive: AMOS)
 
-bessel_iv_p = _prim("bessel_iv", lambda x, v: _call("iv", x, v))
-bessel_ive_p = _prim("bessel_ive", lambda x, v: _call("ive", x, v))
+# orders 0 and 1 go to SciPy's Cephes i0, i1, i0e, i1e, more accurate than
+# AMOS' iv near 0 (iv(1, 1e-300) underflows to 0 there)
+_IV_CEPHES = {0.0: "i0", 1.0: "i1"}
+
+
+def _iv_impl(x, v, scaled):
+    name = _IV_CEPHES.get(v)
+    if name is not None:
+        return _call(name + "e" if scaled else name, x)
+    return _call("ive" if scaled else "iv", x, v)
+
+
+bessel_iv_p = _prim("bessel_iv", lambda x, v: _iv_impl(x, v, False))
+bessel_ive_p = _prim("bessel_ive", lambda x, v: _iv_impl(x, v, True))
 
 # I_v' = (I_{v-1} + I_{v+1}) / 2 (A&S 9.6.26)
 _def_rule(bessel_iv_p, lambda ans, x, v: ops.mul(

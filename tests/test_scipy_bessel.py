@@ -46,7 +46,10 @@ def test_orders_0_1_match_scipy(name):
 def test_real_order_matches_scipy(name, v):
     x = X_POS if name == "yv" else X_ALL
     with np.errstate(all="ignore"):
-        want = getattr(sp, name)(v, x)
+        if name in ("iv", "ive") and v in (0, 1):  # orders 0, 1: SciPy's Cephes i0, i1, i0e, i1e
+            want = getattr(sp, f"i{v}{'e' if name == 'ive' else ''}")(x)
+        else:
+            want = getattr(sp, name)(v, x)
     np.testing.assert_array_equal(getattr(tsp, name)(v, x), want)
 
 
@@ -60,7 +63,7 @@ def test_yn_integer_order_and_truncation():
 
 
 def test_array_orders_broadcast():
-    v = np.array([[0.0], [1.5], [2.0], [np.nan]])
+    v = np.array([[0.5], [1.5], [2.0], [np.nan]])
     x = np.array([0.3, 1.0, 4.0])
     for name in ("jv", "yv", "iv", "ive"):
         got = getattr(tsp, name)(v, x)
@@ -88,7 +91,7 @@ def test_edge_values():
     # infinities: whatever SciPy gives (NaN in SciPy 1.17's j0/jv at +-inf)
     for f, g in ((tsp.j0, sp.j0), (tsp.j1, sp.j1), (tsp.y0, sp.y0),
                  (lambda t: tsp.jv(1.5, t), lambda t: sp.jv(1.5, t)),
-                 (lambda t: tsp.ive(0, t), lambda t: sp.ive(0, t))):
+                 (lambda t: tsp.ive(0, t), sp.i0e), (lambda t: tsp.iv(2.0, t), lambda t: sp.iv(2.0, t))):
         np.testing.assert_array_equal(f(np.array([np.inf, -np.inf])), g(np.array([np.inf, -np.inf])))
     assert np.isnan(tsp.j0(np.nan)) and np.isnan(tsp.jv(1.5, np.nan))
     assert np.isnan(tsp.jv(0.5, -1.0))  # complex there: NaN, as SciPy
@@ -104,6 +107,18 @@ def test_dtypes():
     np.testing.assert_allclose(tsp.j1(np.float32(2.0)), sp.j1(2.0), rtol=1e-6)
     with pytest.raises(TypeError, match="real"):
         tsp.j0(np.ones(2, complex))
+
+
+@pytest.mark.parametrize("name,v,scaled", [("i0", 0, False), ("i1", 1, False),
+                                           ("i0e", 0, True), ("i1e", 1, True)])
+def test_i0_i1_and_scaled(name, v, scaled):
+    x = np.concatenate([X_ALL, [700.0, -700.0]]) if scaled else X_ALL
+    got = getattr(tsp, name)(x)
+    np.testing.assert_array_equal(got, getattr(sp, name)(x))
+    np.testing.assert_array_equal(got, getattr(tsp, "ive" if scaled else "iv")(v, x))
+    assert got[X_ALL.size - 6] == pytest.approx(5e-301 if v else 1.0, rel=1e-15)  # x = 1e-300
+    check_grads(getattr(tsp, name), (np.array([-2.3, -0.4, 0.7, 3.0]),), order=2,
+                modes=("fwd", "rev"))
 
 
 def test_bessel_jn_stacks_orders():
@@ -203,7 +218,9 @@ def jsp():
 @pytest.mark.parametrize("ours,theirs", [(lambda x: tsp.iv(0, x), "i0"),
                                          (lambda x: tsp.iv(1, x), "i1"),
                                          (lambda x: tsp.ive(0, x), "i0e"),
-                                         (lambda x: tsp.ive(1, x), "i1e")])
+                                         (lambda x: tsp.ive(1, x), "i1e"),
+                                         (tsp.i0, "i0"), (tsp.i1, "i1"),
+                                         (tsp.i0e, "i0e"), (tsp.i1e, "i1e")])
 def test_modified_bessel_against_jax(jsp, ours, theirs):
     jax, jss = jsp
     fj = getattr(jss, theirs)

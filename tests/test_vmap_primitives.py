@@ -451,6 +451,11 @@ case("polygamma", V([pos(2, 3)], {"n": 0}, F), V([pos(4)], {"n": 2}, F),
      V([real(3, lo=-1.9, hi=-1.1)], {"n": 1}, F))
 case("ndtri", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
 case("betaln", V([pos(2, 3), pos(3)], {}, F), V([pos(), real(4, lo=12.0, hi=40.0)], {}, F))
+# Bessel functions (primitives/bessel.py); the order v is a static param, Y on x > 0
+case("bessel_j0 bessel_j1", V([real(2, 3, lo=-6.0, hi=6.0)], {}, F), V([real()], {}, F))
+case("bessel_y0 bessel_y1", V([pos(2, 3)], {}, F))
+case("bessel_jv bessel_yv bessel_iv bessel_ive", V([pos(2, 3)], {"v": 2.5}, F),
+     V([pos(4)], {"v": 0.0}, F), V([pos()], {"v": -1.3}, F))
 case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
      V([words(2), pos(2, 3)], {"log_space": True}, F))
 case("random_gamma_grad", V([pos(3), pos(3)], {}, F))

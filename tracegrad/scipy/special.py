@@ -34,7 +34,8 @@ __all__ = [
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr", "sinc", "softmax",
     "xlog1py", "xlogy",
     # Bessel functions (primitives/bessel.py)
-    "bessel_jn", "iv", "ive", "j0", "j1", "jn", "jv", "y0", "y1", "yn", "yv",
+    "bessel_jn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "y0", "y1", "yn",
+    "yv",
 ]
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -1186,3 +1187,112 @@ def bessel_jn(z, *, v, n_iter=50):
     z = _real(z, "bessel_jn")
     return tnp.stack([ops.bessel_jv(z, float(k)) for k in range(int(v) + 1)])
 
+
+
+
+def i0(x):
+    """``I_0(x)``, the modified Bessel function of order 0.
+
+    ``jax.scipy.special.i0`` and SciPy's ``i0``: ``iv(0, x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype (SciPy's values).  Derivative
+        ``i1(x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_iv(_real(x, "i0"), 0.0)
+
+
+def i0e(x):
+    """``I_0(x) exp(-|x|)``, the exponentially scaled modified Bessel function of order 0.
+
+    ``jax.scipy.special.i0e`` and SciPy's ``i0e``: ``ive(0, x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype (SciPy's values).  Derivative
+        ``i1e(x) - sign(x) i0e(x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_ive(_real(x, "i0e"), 0.0)
+
+
+def i1(x):
+    """``I_1(x)``, the modified Bessel function of order 1.
+
+    ``jax.scipy.special.i1`` and SciPy's ``i1``: ``iv(1, x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype (SciPy's values).  Derivative
+        ``(i0(x) + iv(2, x)) / 2``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_iv(_real(x, "i1"), 1.0)
+
+
+def i1e(x):
+    """``I_1(x) exp(-|x|)``, the exponentially scaled modified Bessel function of order 1.
+
+    ``jax.scipy.special.i1e`` and SciPy's ``i1e``: ``ive(1, x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype (SciPy's values).  Derivative
+        ``(i0e(x) + ive(2, x)) / 2 - sign(x) i1e(x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_ive(_real(x, "i1e"), 1.0)
