@@ -9,6 +9,8 @@ gradients where ``jax.scipy.special`` has the function (``bessel_jn``,
 ``i0``, ``i1``, ``i0e``, ``i1e``); the order v is not differentiable
 (TypeError); vmap, jit, float32, ``scipy.special.j0(tracer)`` dispatch.
 """
+import sys
+
 import numpy as np
 import pytest
 
@@ -263,3 +265,14 @@ def test_scipy_ufuncs_dispatch_on_tracers():
     assert tg.grad(lambda t: sp.jv(2.5, t))(x) == pytest.approx(sp.jvp(2.5, x), rel=1e-13)
     assert tg.grad(lambda t: sp.ive(1, t))(x) == pytest.approx(
         tg.grad(lambda t: tsp.ive(1, t))(x), rel=1e-15)
+
+
+def test_without_scipy_the_error_names_the_extra(monkeypatch):
+    from tracegrad.primitives import bessel  # lazy: the module whose SciPy import is faked away
+
+    monkeypatch.setattr(bessel, "_sc", None)
+    monkeypatch.setitem(sys.modules, "scipy.special", None)  # import scipy.special now fails
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[scipy\]"'):
+        tsp.j0(1.0)
+    with pytest.raises(ImportError, match="scipy"):
+        tg.grad(lambda t: tsp.jv(1.5, t))(1.0)

@@ -15,8 +15,9 @@ of each branch so no NaN leaks into a derivative.
 -804.6084420137538
 
 Part of issue 11 (in progress): this module has the functions below; the
-rest of ``scipy.special`` (``gammainc``, ``betainc``, Bessel functions,
-``zeta``, ...) is not written yet.
+rest of ``scipy.special`` (``gammainc``, ``betainc``, ``zeta``, ...) is not
+written yet.  The Bessel functions (``j0`` ... ``ive``, at the end) are
+primitives of :mod:`tracegrad.primitives.bessel` whose values are SciPy's.
 """
 import math
 
