@@ -187,6 +187,17 @@ from .special import (
     spence,
     zeta,
 )
+# Bessel functions (primitives/bessel.py)
+from .bessel import (
+    bessel_iv,
+    bessel_ive,
+    bessel_j0,
+    bessel_j1,
+    bessel_jv,
+    bessel_y0,
+    bessel_y1,
+    bessel_yv,
+)
 from .nn import (
     erf,
     gelu,
@@ -220,6 +231,14 @@ __all__ = [
     "argmin",
     "argsort",
     "bessel_i",
+    "bessel_iv",
+    "bessel_ive",
+    "bessel_j0",
+    "bessel_j1",
+    "bessel_jv",
+    "bessel_y0",
+    "bessel_y1",
+    "bessel_yv",
     "betainc",
     "betaincc",
     "betaln",

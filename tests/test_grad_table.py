@@ -783,6 +783,13 @@ row("special.gammaincc", "x", lambda ns, x: ns.special.gammaincc(0.7, x), A((pos
 row("special.betainc", "x", lambda ns, x: ns.special.betainc(2.5, 0.8, x), A((prob, S)), numpy_dispatch=False)
 row("special.betaincc", "x", lambda ns, x: ns.special.betaincc(0.6, 3.0, x), A((prob, S)),
     numpy_dispatch=False)
+# Bessel functions (primitives/bessel.py): one row per primitive, the order fixed
+for _name in ("j0", "j1", "y0", "y1"):
+    row(f"special.{_name}", "", lambda ns, x, _n=_name: getattr(ns.special, _n)(x), A((pos, S)),
+        numpy_dispatch=False)
+for _name, _v in (("jv", 2.5), ("yv", 1.5), ("iv", 0.5), ("ive", 1.0)):
+    row(f"special.{_name}", f"v={_v}", lambda ns, x, _n=_name, _v=_v: getattr(ns.special, _n)(_v, x),
+        A((pos, S)), numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))

@@ -466,6 +466,11 @@ case("betainc betaincc", V([pos(2, 3), pos(3), real(3, lo=0.05, hi=0.95)], {}, F
 # Dawson's integral and Spence's function (issue 11)
 case("dawsn", V([real(2, 3, lo=-3.0, hi=3.0)], {}, F))
 case("spence", V([pos(2, 3)], {}, F))
+# Bessel functions (primitives/bessel.py); the order v is a static param, Y on x > 0
+case("bessel_j0 bessel_j1", V([real(2, 3, lo=-6.0, hi=6.0)], {}, F), V([real()], {}, F))
+case("bessel_y0 bessel_y1", V([pos(2, 3)], {}, F))
+case("bessel_jv bessel_yv bessel_iv bessel_ive", V([pos(2, 3)], {"v": 2.5}, F),
+     V([pos(4)], {"v": 0.0}, F), V([pos()], {"v": -1.3}, F))
 case("random_gamma", V([words(2), pos(3)], {"log_space": False}, F),
      V([words(2), pos(2, 3)], {"log_space": True}, F))
 case("random_gamma_grad", V([pos(3), pos(3)], {}, F))

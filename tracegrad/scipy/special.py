@@ -18,7 +18,10 @@ Part of issue 11 (in progress): this module has the functions below; the
 rest of ``scipy.special`` (``lambertw``, ``sici``, ``fresnel``, the
 hypergeometric functions, ...) is not written yet.
 ``gammainc``, ``gammaincc``, ``betainc`` and ``betaincc`` take their values
-from SciPy and are differentiable in ``x`` only.
+from SciPy and are differentiable in ``x`` only.  The Bessel functions
+``j0`` ... ``ive`` (at the end) are primitives of
+:mod:`tracegrad.primitives.bessel` whose values are SciPy's; ``i0``,
+``i0e``, ``i1``, ``i1e`` have their own kernel.
 """
 import math
 from fractions import Fraction
@@ -40,6 +43,8 @@ __all__ = [
     "boxcox", "boxcox1p", "exp1", "expi", "expn", "i0", "i0e", "i1", "i1e", "zeta",
     # factorials, combinations, Bernoulli numbers, Dawson, Spence (issue 11)
     "bernoulli", "comb", "dawsn", "factorial", "poch", "spence",
+    # Bessel functions (primitives/bessel.py)
+    "bessel_jn", "iv", "ive", "j0", "j1", "jn", "jv", "y0", "y1", "yn", "yv",
 ]
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -1496,3 +1501,342 @@ def spence(z):
         If SciPy is not installed.
     """
     return ops.spence(_real(z, "spence"))
+
+
+# --------------------------------------------------------------------------
+# Bessel functions (primitives/bessel.py)
+#
+# The functions of x are primitives calling SciPy's ufuncs (SciPy is an
+# optional extra); their derivatives in x are the recurrences written with
+# the same primitives, so every order works.  The order v is a concrete
+# value, never differentiated: one primitive per distinct order.
+
+
+def _bessel_order(v, name):
+    """The order ``v`` as a float64 array (not a tracer: orders are not differentiated)."""
+    if isinstance(v, Tracer):
+        raise TypeError(
+            f"tracegrad.scipy.special.{name} is not differentiable in (and cannot trace) its "
+            f"order v: pass a concrete number or array as v, and differentiate in x only"
+        )
+    v = np.asarray(v)
+    if v.dtype.kind not in "biuf":
+        raise TypeError(f"tracegrad.scipy.special.{name}'s order v must be real, got dtype {v.dtype}")
+    return v.astype(np.float64)
+
+
+def _bessel_of_order(prim_fn, name, v, x):
+    """``prim_fn(x, v)`` broadcast over an array of orders: one primitive per
+    distinct order, the results combined with ``where`` on ``v == order``."""
+    v = _bessel_order(v, name)
+    x = _real(x, name)
+    if v.ndim == 0:
+        return prim_fn(x, float(v))
+    shape = np.broadcast_shapes(v.shape, tuple(np.shape(x)))
+    x = tnp.broadcast_to(x, shape)
+    v = np.broadcast_to(v, shape)
+    orders = np.unique(v)  # NaN orders (if any) come last, each apart
+    out = prim_fn(x, float(orders[0]))
+    for u in orders[1:]:
+        mask = np.isnan(v) if np.isnan(u) else v == u
+        out = tnp.where(mask, prim_fn(x, float(u)), out)
+    return out
+
+
+def j0(x):
+    """The Bessel function of the first kind of order 0, ``J_0(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype; 1 at 0, 0 at +-inf, NaN at NaN.
+        Derivative ``-j1(x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (the optional extra ``pip install -e ".[scipy]"``) is
+        missing: the values are SciPy's.
+    """
+    return ops.bessel_j0(_real(x, "j0"))
+
+
+def j1(x):
+    """The Bessel function of the first kind of order 1, ``J_1(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype; odd, 0 at 0 and +-inf.  Derivative
+        ``j0(x) - j1(x) / x`` (limit 1/2 at 0), computed as
+        ``(j0(x) - jv(2, x)) / 2`` (A&S 9.1.27), which holds at 0 too.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_j1(_real(x, "j1"))
+
+
+def y0(x):
+    """The Bessel function of the second kind of order 0, ``Y_0(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype; ``-inf`` at 0, NaN for ``x < 0`` (as
+        SciPy).  Derivative ``-y1(x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_y0(_real(x, "y0"))
+
+
+def y1(x):
+    """The Bessel function of the second kind of order 1, ``Y_1(x)``.
+
+    Parameters
+    ----------
+    x : array_like or tracer
+        Real, any shape; integers and booleans give float64, float32 stays
+        float32.
+
+    Returns
+    -------
+    array or tracer
+        ``x``'s shape and float dtype; ``-inf`` at 0, NaN for ``x < 0`` (as
+        SciPy).  Derivative ``y0(x) - y1(x) / x = (y0(x) - yv(2, x)) / 2``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return ops.bessel_y1(_real(x, "y1"))
+
+
+def jv(v, x):
+    """The Bessel function of the first kind of real order ``v``, ``J_v(x)``.
+
+    Parameters
+    ----------
+    v : array_like
+        The real order: a concrete number or array (not a tracer: the
+        order is not differentiated), broadcast against ``x``.
+    x : array_like or tracer
+        Real; integers and booleans give float64, float32 stays float32.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape, ``x``'s float dtype; SciPy's values (NaN for
+        ``x < 0`` and non-integer ``v``, where ``J_v`` is complex; ``+-inf``
+        at 0 for negative non-integer ``v``).  Derivative in ``x``
+        ``(jv(v - 1, x) - jv(v + 1, x)) / 2`` (A&S 9.1.27).
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a tracer (differentiating in the order) or not real, or
+        ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return _bessel_of_order(ops.bessel_jv, "jv", v, x)
+
+
+def jn(n, x):
+    """``J_n(x)`` of integer order: SciPy's ``jn``, an alias of :func:`jv`.
+
+    Parameters
+    ----------
+    n : array_like
+        The order (concrete, not traced); SciPy's ``jn`` is ``jv`` and
+        accepts any real order, and so does this one.
+    x : array_like or tracer
+        Real.
+
+    Returns
+    -------
+    array or tracer
+        ``jv(n, x)``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`jv`.
+    """
+    return _bessel_of_order(ops.bessel_jv, "jn", n, x)
+
+
+def yv(v, x):
+    """The Bessel function of the second kind of real order ``v``, ``Y_v(x)``.
+
+    Parameters
+    ----------
+    v : array_like
+        The real order: a concrete number or array (not a tracer: the
+        order is not differentiated), broadcast against ``x``.
+    x : array_like or tracer
+        Real; integers and booleans give float64, float32 stays float32.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape, ``x``'s float dtype; SciPy's values (``-inf``
+        at 0 for ``v >= 0``, NaN for ``x < 0``).  Derivative in ``x``
+        ``(yv(v - 1, x) - yv(v + 1, x)) / 2`` (A&S 9.1.27).
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a tracer or not real, or ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return _bessel_of_order(ops.bessel_yv, "yv", v, x)
+
+
+def yn(n, x):
+    """``Y_n(x)`` of integer order (SciPy's ``yn``).
+
+    Parameters
+    ----------
+    n : array_like
+        The integer order (concrete, not traced); a non-integer float is
+        truncated toward zero, as SciPy's ``yn`` does.
+    x : array_like or tracer
+        Real.
+
+    Returns
+    -------
+    array or tracer
+        ``yv(trunc(n), x)``.
+
+    Raises
+    ------
+    TypeError
+        As :func:`yv`.
+    """
+    return _bessel_of_order(ops.bessel_yv, "yn", np.trunc(_bessel_order(n, "yn")), x)
+
+
+def iv(v, x):
+    """The modified Bessel function of the first kind of real order ``v``, ``I_v(x)``.
+
+    Parameters
+    ----------
+    v : array_like
+        The real order: a concrete number or array (not a tracer: the
+        order is not differentiated), broadcast against ``x``.
+    x : array_like or tracer
+        Real; integers and booleans give float64, float32 stays float32.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape, ``x``'s float dtype; SciPy's values (NaN for
+        ``x < 0`` and non-integer ``v``; ``inf`` past overflow, near
+        ``x = 713`` -- use :func:`ive` there).  Derivative in ``x``
+        ``(iv(v - 1, x) + iv(v + 1, x)) / 2`` (A&S 9.6.26).
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a tracer or not real, or ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return _bessel_of_order(ops.bessel_iv, "iv", v, x)
+
+
+def ive(v, x):
+    """The exponentially scaled modified Bessel function ``I_v(x) exp(-|x|)``.
+
+    Parameters
+    ----------
+    v : array_like
+        The real order: a concrete number or array (not a tracer: the
+        order is not differentiated), broadcast against ``x``.
+    x : array_like or tracer
+        Real; integers and booleans give float64, float32 stays float32.
+
+    Returns
+    -------
+    array or tracer
+        The broadcast shape, ``x``'s float dtype; finite for large ``|x|``
+        (about ``1 / sqrt(2 pi x)``).  Derivative in ``x``
+        ``(ive(v - 1, x) + ive(v + 1, x)) / 2 - sign(x) ive(v, x)``.
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is a tracer or not real, or ``x`` is complex.
+    ImportError
+        If SciPy (``pip install -e ".[scipy]"``) is missing.
+    """
+    return _bessel_of_order(ops.bessel_ive, "ive", v, x)
+
+
+def bessel_jn(z, *, v, n_iter=50):
+    """``J_0(z), ..., J_v(z)`` stacked on a leading axis (``jax.scipy.special.bessel_jn``).
+
+    Parameters
+    ----------
+    z : array_like or tracer
+        Real, any shape.
+    v : int
+        The largest order, a non-negative Python int.
+    n_iter : int, optional
+        Accepted for JAX's signature; unused (JAX runs that many steps of a
+        backward recurrence, here each order is SciPy's ``jv``).
+
+    Returns
+    -------
+    array or tracer
+        Shape ``(v + 1,) + z.shape``, ``z``'s float dtype; row ``k`` is
+        ``jv(k, z)``.
+
+    Raises
+    ------
+    TypeError
+        If ``v`` is not a concrete integer or ``z`` is complex.
+    ValueError
+        If ``v < 0``.
+    """
+    if isinstance(v, Tracer) or np.ndim(v) != 0 or int(v) != v:
+        raise TypeError(f"bessel_jn's v must be one concrete non-negative integer, got {v!r}")
+    if v < 0:
+        raise ValueError(f"bessel_jn's v must be >= 0, got {v}")
+    z = _real(z, "bessel_jn")
+    return tnp.stack([ops.bessel_jv(z, float(k)) for k in range(int(v) + 1)])
