@@ -231,6 +231,8 @@ SCIPY_ARGS = {
     # differentiable in x only: the shape parameters are constants
     "special.gammainc": lambda f, x: f(2.5, x), "special.gammaincc": lambda f, x: f(2.5, x),
     "special.betainc": lambda f, x: f(2.0, 3.0, x),
+    "special.iv": lambda f, x: f(1.5, x), "special.ive": lambda f, x: f(1.5, x),
+    "special.jv": lambda f, x: f(1.5, x), "special.yv": lambda f, x: f(1.5, x),
     **{f"stats.{d}.{m}": (lambda f, x, _p=p: f(x, *_p))
        for d, p in (("gamma", (2.0,)), ("chi2", (3.0,)), ("beta", (2.0, 3.0)), ("t", (4.0,)))
        for m in ("cdf", "sf", "logcdf", "logsf")}, "special.comb": lambda f, x: f(10.0 * x, 2.0),

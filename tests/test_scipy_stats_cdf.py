@@ -147,3 +147,17 @@ def test_jit_vmap_float32():
     np.testing.assert_allclose(tg.jit(tg.vmap(ts.t.sf))(np.array([0.5, -1.0, 2.0]), df),
                                ss.t.sf([0.5, -1.0, 2.0], df), rtol=1e-13)
     np.testing.assert_allclose(tg.vmap(lambda m: ts.poisson.cdf(3.0, m))(df), ss.poisson.cdf(3, df), rtol=1e-13)
+
+
+def test_t_logcdf_and_logsf():
+    x = np.concatenate([np.linspace(-30.0, 30.0, 121), [0.0, 1e-8, -1e-8]])
+    for df in (1.0, 2.5, 7.0, 40.0):
+        np.testing.assert_allclose(ts.t.logcdf(x, df, 0.3, 1.7), ss.t.logcdf(x, df, 0.3, 1.7),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ts.t.logsf(x, df, 0.3, 1.7), ss.t.logsf(x, df, 0.3, 1.7),
+                                   rtol=1e-12)
+    assert np.isnan(ts.t.logcdf(1.0, -1.0)) and np.isnan(ts.t.logsf(1.0, 2.0, 0.0, 0.0))
+    check_grads(lambda v, loc, s: ts.t.logcdf(v, 3.0, loc, s),
+                (np.array([-2.0, 0.4, 3.0]), 0.2, 1.3), order=2, modes=("fwd", "rev"))
+    check_grads(lambda v: ts.t.logsf(v, 5.0), (np.array([-2.0, 0.4, 3.0]),), order=2,
+                modes=("fwd", "rev"))

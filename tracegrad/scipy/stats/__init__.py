@@ -10,7 +10,7 @@ differentiable in the data and in the parameters: ``norm`` (``logpdf``,
 ``poisson``, ``bernoulli``, ``binom``, ``nbinom``, ``geom``, ``betabinom``,
 ``multinomial`` (``logpmf``, ``pmf``; CDFs for ``bernoulli`` and ``geom``).
 ``gamma``, ``chi2`` and ``beta`` also have ``cdf``, ``sf``, ``logcdf``,
-``logsf``, ``t`` has ``cdf`` and ``sf``, ``poisson`` has ``cdf`` (through
+``logsf``, ``t`` has ``cdf``, ``sf``, ``logcdf``, ``logsf``, ``poisson`` has ``cdf`` (through
 the incomplete gamma and beta functions: differentiable in the data,
 ``loc``, ``scale`` and ``mu``, not in the shape parameters ``a``, ``b``,
 ``df``, where they raise NotImplementedError).  Also the sample statistics

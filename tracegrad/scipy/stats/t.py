@@ -3,9 +3,9 @@ import math
 
 from .. import special
 from ...primitives import ops
-from ._common import documented, exp_of, reals
+from ._common import documented, exp_of, log_of, reals
 
-__all__ = ["logpdf", "pdf", "cdf", "sf"]
+__all__ = ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"]
 
 _LOG_PI = math.log(math.pi)
 
@@ -74,3 +74,19 @@ def sf(x, df, loc=0.0, scale=1.0):
     """The survival function ``1 - cdf`` (the small tail computed directly,
     so accurate in the upper tail); not differentiable in ``df``."""
     return _cdf_sf(x, df, loc, scale, "t.sf")[1]
+
+
+@documented("x", "df", "loc", "scale")
+def logcdf(x, df, loc=0.0, scale=1.0):
+    """``log(cdf)``: ``log1p(-sf)`` where the CDF is above 1/2 (so it keeps its
+    relative accuracy near 1), ``log(cdf)`` elsewhere; ``-inf`` where the CDF
+    underflows, as SciPy.  Not differentiable in ``df``."""
+    lower, upper = _cdf_sf(x, df, loc, scale, "t.logcdf")
+    return log_of(lower, upper)
+
+
+@documented("x", "df", "loc", "scale")
+def logsf(x, df, loc=0.0, scale=1.0):
+    """``log(sf)``, as :func:`logcdf` with the tails swapped."""
+    lower, upper = _cdf_sf(x, df, loc, scale, "t.logsf")
+    return log_of(upper, lower)
