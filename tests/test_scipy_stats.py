@@ -271,3 +271,18 @@ def test_multivariate_normal_entropy():
                                0.5 * np.linalg.inv(cov), rtol=1e-12)
     with pytest.raises(ValueError, match="entropy"):
         tst.multivariate_normal.entropy(np.zeros(2), cov)
+
+
+def test_t_at_large_and_infinite_df_is_the_normal():
+    # (the difference of two lgamma lost every digit by df = 1e17; df = inf gave NaN)
+    x = np.array([-2.0, 0.0, 1.5, 40.0])
+    for df in (np.inf, 1e300, 1e17, 1e6):
+        np.testing.assert_allclose(tst.t.logpdf(x, df, 0.2, 1.3), ss.t.logpdf(x, df, 0.2, 1.3),
+                                   rtol=1e-13)
+        np.testing.assert_allclose(tst.t.cdf(x, df), ss.t.cdf(x, df), rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(tst.t.sf(x, df), ss.t.sf(x, df), rtol=1e-13, atol=1e-300)
+    np.testing.assert_array_equal(tst.t.logpdf(x, np.inf), ss.norm.logpdf(x))
+    check_grads(lambda v, loc, s: tst.t.logpdf(v, np.inf, loc, s), (x, 0.3, 1.2), order=2,
+                modes=("fwd", "rev"))
+    assert tg.grad(lambda v: tst.t.cdf(v, np.inf))(1.5) == pytest.approx(ss.norm.pdf(1.5),
+                                                                         rel=1e-14)

@@ -7,19 +7,28 @@ from ._common import documented, exp_of, log_of, reals
 
 __all__ = ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"]
 
-_LOG_PI = math.log(math.pi)
+_LOG_2PI = math.log(2.0 * math.pi)
 
 
 @documented("x", "df", "loc", "scale")
 def logpdf(x, df, loc=0.0, scale=1.0):
-    """``lgamma((df+1)/2) - lgamma(df/2) - log(df pi)/2 - log(scale)
-    - (df+1)/2 log1p(z**2 / df)``, ``z = (x - loc) / scale``."""
+    """``-betaln(df/2, 1/2) - log(df)/2 - log(scale) - (df+1)/2 log1p(z**2 / df)``,
+    ``z = (x - loc) / scale``; the normal's log density at ``df = inf``, as SciPy.
+
+    (``lgamma((df+1)/2) - lgamma(df/2) - log(pi)/2 = -betaln(df/2, 1/2)``, since
+    ``B(a, 1/2) = Gamma(a) Gamma(1/2) / Gamma(a + 1/2)``: the betaln form does not
+    cancel for large ``df``, where the difference of two ``lgamma`` loses every
+    digit by ``df = 1e17``.)"""
     x, df, loc, scale = reals("t.logpdf", x, df, loc, scale)
     z = ops.div(ops.sub(x, loc), scale)
-    half = ops.mul(0.5, ops.add(df, 1.0))
-    norm = ops.sub(special.gammaln(half), special.gammaln(ops.mul(0.5, df)))
-    norm = ops.sub(norm, ops.add(ops.mul(0.5, ops.add(ops.log(df), _LOG_PI)), ops.log(scale)))
-    return ops.sub(norm, ops.mul(half, ops.log1p(ops.div(ops.square(z), df))))
+    inf = ops.isinf(df)
+    dfs = ops.select(inf, ops.ones_like(df), df)
+    norm = ops.sub(ops.neg(special.betaln(ops.mul(0.5, dfs), 0.5)),
+                   ops.add(ops.mul(0.5, ops.log(dfs)), ops.log(scale)))
+    half = ops.mul(0.5, ops.add(dfs, 1.0))
+    finite = ops.sub(norm, ops.mul(half, ops.log1p(ops.div(ops.square(z), dfs))))
+    normal = ops.sub(ops.mul(-0.5, ops.add(ops.square(z), _LOG_2PI)), ops.log(scale))
+    return ops.select(inf, normal, finite)
 
 
 pdf = exp_of(logpdf, "pdf")
@@ -38,6 +47,8 @@ def _cdf_sf(x, df, loc, scale, name):
     first two derivatives in ``z``)."""
     x, df, loc, scale = reals(name, x, df, loc, scale)
     z = ops.div(ops.sub(x, loc), scale)
+    inf = ops.isinf(df)  # the normal's, as SciPy
+    df = ops.select(inf, ops.ones_like(df), df)
     zero = ops.eq(z, 0.0)
     z2 = ops.square(z)
     near = ops.gt(df, ops.mul(2.0, z2))
@@ -58,7 +69,8 @@ def _cdf_sf(x, df, loc, scale, name):
     positive = ops.gt(z, 0.0)
     lower = ops.select(zero, mid, ops.select(positive, ops.sub(1.0, tail), tail))
     upper = ops.select(zero, ops.sub(1.0, mid), ops.select(positive, tail, ops.sub(1.0, tail)))
-    return lower, upper
+    return (ops.select(inf, special.ndtr(z), lower),
+            ops.select(inf, special.ndtr(ops.neg(z)), upper))
 
 
 @documented("x", "df", "loc", "scale")
