@@ -790,6 +790,16 @@ for _name in ("j0", "j1", "y0", "y1"):
 for _name, _v in (("jv", 2.5), ("yv", 1.5), ("iv", 0.5), ("ive", 1.0)):
     row(f"special.{_name}", f"v={_v}", lambda ns, x, _n=_name, _v=_v: getattr(ns.special, _n)(_v, x),
         A((pos, S)), numpy_dispatch=False)
+# factorial, comb, poch, rgamma, dawsn, spence (issue 11)
+row("special.dawsn", "", lambda ns, x: ns.special.dawsn(x), A((wide, S)), numpy_dispatch=False)
+row("special.spence", "", lambda ns, x: ns.special.spence(x), A((pos, S)), numpy_dispatch=False)
+row("special.rgamma", "", lambda ns, x: ns.special.rgamma(x), A((pos, S)), numpy_dispatch=False)
+row("special.factorial", "", lambda ns, x: ns.special.factorial(x), A((pos, S)),
+    numpy_dispatch=False)
+row("special.poch", "", lambda ns, z, m: ns.special.poch(z, m), A((pos, S), (pos, S)),
+    numpy_dispatch=False)
+row("special.comb", "", lambda ns, n, k: ns.special.comb(n + 3.0, k), A((pos, S), (pos, S)),
+    numpy_dispatch=False)
 row("nn.logsumexp", "axis=1", lambda ns, x: ns.nn.logsumexp(x, axis=1), A((wide, S)))
 row("nn.logsumexp", "keepdims", lambda ns, x: ns.nn.logsumexp(x, axis=0, keepdims=True),
     A((wide, S)))
