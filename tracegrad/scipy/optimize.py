@@ -118,10 +118,13 @@ def minimize(fun, x0, args=(), *, method, tol=None, options=None):
                            hess_inv=hess_inv, nfev=int(nfev), njev=int(njev), nit=int(nit))
 
 
-_NOT_CONCRETE = (
-    "minimize runs its iteration on concrete values: fun closes over a value traced by an "
-    "enclosing transform, or minimize runs under jit or vmap; differentiate through args "
-    "(pass the traced value in args) and call minimize outside jit and vmap")
+_CLOSURE = (
+    "minimize runs its iteration on concrete values, and fun closes over a value traced by "
+    "an enclosing transform: pass that value to fun through args instead (minimize is "
+    "differentiable in args)")
+_UNDER_VMAP = (
+    "minimize cannot run under vmap (its BFGS iteration needs concrete values): loop over "
+    "the batch and call minimize once per element (grad and jit of it work)")
 
 
 def _bfgs(fun, x0, dtype, args, tol, opts):
@@ -131,7 +134,7 @@ def _bfgs(fun, x0, dtype, args, tol, opts):
     def wrapped(x):
         value, g = f_and_g(x.astype(dtype, copy=False), *args)
         if isinstance(value, Tracer) or isinstance(g, Tracer):
-            raise TypeError(_NOT_CONCRETE)
+            raise TypeError(_CLOSURE)
         return float(value), np.asarray(g, dtype=np.float64)
 
     res = _scipy_minimize()(wrapped, x0.astype(np.float64), jac=True, method="BFGS", tol=tol,
@@ -146,10 +149,11 @@ def _bfgs(fun, x0, dtype, args, tol, opts):
 @functools.partial(custom_jvp, nondiff_argnums=(0, 1, 2, 3, 4))
 def _argmin(fun, x0, dtype, tol, opts, args):
     """The solution of :func:`minimize` and its diagnostics, as arrays (the
-    outputs of a custom_jvp function); ``args`` holds concrete values here,
-    unless minimize runs under jit or vmap."""
+    outputs of a custom_jvp function); ``args`` holds concrete values here
+    (under jit too: the staged program runs it at call time), unless minimize
+    runs under vmap, whose batching rule runs it on batched tracers."""
     if any(isinstance(a, Tracer) for a in tree_leaves(args)):
-        raise TypeError(_NOT_CONCRETE)
+        raise TypeError(_UNDER_VMAP)
     res = _bfgs(fun, x0, dtype, args, tol, opts)
     return (res.x, res.hess_inv, np.asarray(res.success), np.asarray(res.status),
             np.asarray(res.nfev), np.asarray(res.njev), np.asarray(res.nit))
