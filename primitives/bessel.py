@@ -29,40 +29,12 @@ import numpy as np
 
 from . import ops
 from .batching import defbatch_elementwise
-from .core import Primitive, defjvp, defvjp
+from .core import Primitive
 from .elementwise import _elementwise_aval
+from .special import _def_rule, _run_scipy
 
 __all__ = ["bessel_iv", "bessel_ive", "bessel_j0", "bessel_j1", "bessel_jv", "bessel_y0",
            "bessel_y1", "bessel_yv"]
-
-_sc = None  # the module scipy.special, once imported
-
-
-def _scipy_special():
-    """:mod:`scipy.special` (an optional extra), imported on first use."""
-    global _sc
-    if _sc is None:
-        try:
-            import scipy.special  # lazy: SciPy is an optional extra, needed only by these impls
-        except ImportError as e:
-            raise ImportError(
-                "tracegrad's Bessel functions call SciPy: install it with "
-                "pip install -e \".[scipy]\" (or pip install scipy)"
-            ) from e
-        _sc = scipy.special
-    return _sc
-
-
-def _call(name, x, *leading):
-    """``scipy.special.<name>(*leading, x)`` in float64, rounded to ``x``'s
-    float result type (``np.sin``'s)."""
-    fn = getattr(_scipy_special(), name)
-    sample = x if isinstance(x, (int, float)) else np.zeros((), np.asarray(x).dtype)
-    dtype = np.sin(sample).dtype
-    with np.errstate(all="ignore"):
-        out = fn(*leading, np.asarray(x, np.float64))
-    return np.asarray(out).astype(dtype, copy=False)[()]
-
 
 def _aval(x, **params):
     return np.sin(x)
@@ -76,19 +48,13 @@ def _prim(name, impl):
     return prim
 
 
-def _def_rule(prim, deriv):
-    """JVP and VJP ``g * deriv(ans, x, **params)`` of a unary elementwise ``prim``."""
-    defjvp(prim, lambda g, ans, x, **p: ops.mul(g, deriv(ans, x, **p)))
-    defvjp(prim, lambda g, ans, x, **p: ops.mul(g, deriv(ans, x, **p)))
-
-
 # ==========================================================================
 # J0, J1, Y0, Y1: the orders 0 and 1 (Cephes j0, j1, y0, y1 in SciPy)
 
-bessel_j0_p = _prim("bessel_j0", lambda x: _call("j0", x))
-bessel_j1_p = _prim("bessel_j1", lambda x: _call("j1", x))
-bessel_y0_p = _prim("bessel_y0", lambda x: _call("y0", x))
-bessel_y1_p = _prim("bessel_y1", lambda x: _call("y1", x))
+bessel_j0_p = _prim("bessel_j0", lambda x: _run_scipy("j0", x))
+bessel_j1_p = _prim("bessel_j1", lambda x: _run_scipy("j1", x))
+bessel_y0_p = _prim("bessel_y0", lambda x: _run_scipy("y0", x))
+bessel_y1_p = _prim("bessel_y1", lambda x: _run_scipy("y1", x))
 
 # J0' = -J1, Y0' = -Y1
 _def_rule(bessel_j0_p, lambda ans, x: ops.neg(bessel_j1(x)))
@@ -121,8 +87,8 @@ def bessel_y1(x):
 # ==========================================================================
 # J_v, Y_v of a real order v (SciPy's jv, yv: AMOS and Cephes)
 
-bessel_jv_p = _prim("bessel_jv", lambda x, v: _call("jv", x, v))
-bessel_yv_p = _prim("bessel_yv", lambda x, v: _call("yv", x, v))
+bessel_jv_p = _prim("bessel_jv", lambda x, v: _run_scipy("jv", v, x))
+bessel_yv_p = _prim("bessel_yv", lambda x, v: _run_scipy("yv", v, x))
 
 # C_v' = (C_{v-1} - C_{v+1}) / 2, C = J or Y (A&S 9.1.27)
 _def_rule(bessel_jv_p, lambda ans, x, v: ops.mul(
@@ -152,8 +118,8 @@ _IV_CEPHES = {0.0: "i0", 1.0: "i1"}
 def _iv_impl(x, v, scaled):
     name = _IV_CEPHES.get(v)
     if name is not None:
-        return _call(name + "e" if scaled else name, x)
-    return _call("ive" if scaled else "iv", x, v)
+        return _run_scipy(name + "e" if scaled else name, x)
+    return _run_scipy("ive" if scaled else "iv", v, x)
 
 
 bessel_iv_p = _prim("bessel_iv", lambda x, v: _iv_impl(x, v, False))

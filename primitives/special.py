@@ -85,6 +85,43 @@ def _def_rule(prim, deriv):
     defvjp(prim, lambda g, ans, x, **p: ops.mul(g, deriv(ans, x, **p)))
 
 
+def _scipy_special(name):
+    try:
+        import scipy.special as scipy_special  # lazy: SciPy is optional
+    except ImportError as e:
+        raise ImportError(f"tracegrad.scipy.special.{name} computes its values with SciPy: "
+                          'install SciPy (pip install -e ".[scipy]" or pip install scipy)') from e
+    return getattr(scipy_special, name)
+
+
+def _run_scipy(name, *xs):
+    """SciPy's ``name`` of the broadcast operands in float64, rounded to
+    their NumPy float result type."""
+    dtype = _float_type(*map(_sample, xs))
+    with np.errstate(all="ignore"):
+        out = _scipy_special(name)(*[np.asarray(x, np.float64) for x in xs])
+    return np.asarray(out).astype(dtype, copy=False)[()]
+
+
+def _float_type(*samples):
+    """NumPy 2's float result type of ``samples`` (Python scalars weak, ints -> float64)."""
+    if all(isinstance(s, (bool, int, float)) for s in samples):
+        return np.dtype(np.float64)
+    return np.result_type(*samples, np.float16)
+
+
+_aval_of_reals = _elementwise_aval(lambda *xs: np.zeros((), _float_type(*xs)))
+
+
+def _scipy_elementwise(name, scipy_name):
+    """An elementwise primitive whose impl is SciPy's ufunc ``scipy_name``."""
+    prim = Primitive(name)
+    prim.def_impl(lambda *xs: _run_scipy(scipy_name, *xs))
+    prim.def_abstract_eval(_aval_of_reals)
+    defbatch_elementwise(prim)
+    return prim
+
+
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _INV_SQRT_2PI = 1.0 / _SQRT_2PI
@@ -296,10 +333,7 @@ def expn(n, x):
 # exp1(x) = E_1(x): SciPy's (its own routine, not expn's) in the impl;
 # E_1'(x) = -e**-x / x
 
-exp1_p = Primitive("exp1")
-exp1_p.def_impl(lambda x: _run_scipy("exp1", x))
-exp1_p.def_abstract_eval(_elementwise_aval(np.sin))
-defbatch_elementwise(exp1_p)
+exp1_p = _scipy_elementwise("exp1", "exp1")
 _def_rule(exp1_p, lambda ans, x: ops.neg(ops.div(ops.exp(ops.neg(x)), x)))
 
 
@@ -310,10 +344,7 @@ def exp1(x):
 
 # expi(x) = Ei(x): SciPy's (Cephes expn.c's ei) in the impl; Ei'(x) = e**x / x
 
-expi_p = Primitive("expi")
-expi_p.def_impl(lambda x: _run_scipy("expi", x))
-expi_p.def_abstract_eval(_elementwise_aval(np.sin))
-defbatch_elementwise(expi_p)
+expi_p = _scipy_elementwise("expi", "expi")
 _def_rule(expi_p, lambda ans, x: ops.div(ops.exp(x), x))
 
 
@@ -357,10 +388,7 @@ def zeta(x, q):
 # riemann_zeta(x) = zeta(x, 1) continued to every real x: SciPy's (Cephes
 # zeta.c / zetac.c) in the impl; no derivative (as zeta's in x)
 
-riemann_zeta_p = Primitive("riemann_zeta")
-riemann_zeta_p.def_impl(lambda x: _run_scipy("zeta", x))
-riemann_zeta_p.def_abstract_eval(_elementwise_aval(np.sin))
-defbatch_elementwise(riemann_zeta_p)
+riemann_zeta_p = _scipy_elementwise("riemann_zeta", "zeta")
 defjvp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))
 defvjp(riemann_zeta_p, lambda g, ans, x: _zeta_dx(g, ans, x, None))
 
@@ -379,34 +407,6 @@ def riemann_zeta(x):
 # and betainc / betaincc (Boost's ibeta, DiDonato and Morris, ACM TOMS 18,
 # 1992); Numba versions of these are left for later.
 
-def _scipy_special(name):
-    try:
-        import scipy.special as scipy_special  # lazy: SciPy is optional
-    except ImportError as e:
-        raise ImportError(f"tracegrad.scipy.special.{name} computes its values with SciPy: "
-                          'install SciPy (pip install -e ".[scipy]" or pip install scipy)') from e
-    return getattr(scipy_special, name)
-
-
-def _run_scipy(name, *xs):
-    """SciPy's ``name`` of the broadcast operands in float64, rounded to
-    their NumPy float result type."""
-    dtype = _float_type(*map(_sample, xs))
-    with np.errstate(all="ignore"):
-        out = _scipy_special(name)(*[np.asarray(x, np.float64) for x in xs])
-    return np.asarray(out).astype(dtype, copy=False)[()]
-
-
-def _float_type(*samples):
-    """NumPy 2's float result type of ``samples`` (Python scalars weak, ints -> float64)."""
-    if all(isinstance(s, (bool, int, float)) for s in samples):
-        return np.dtype(np.float64)
-    return np.result_type(*samples, np.float16)
-
-
-_aval_of_reals = _elementwise_aval(lambda *xs: np.zeros((), _float_type(*xs)))
-
-
 def _no_shape_derivative(fn, arg):
     def rule(*args, **params):
         raise NotImplementedError(
@@ -416,19 +416,6 @@ def _no_shape_derivative(fn, arg):
             f"constant (tracegrad.lax.stop_gradient)")
 
     return rule
-
-
-def _scipy_elementwise(name, scipy_name):
-    """An elementwise primitive whose impl is SciPy's ufunc ``scipy_name``."""
-    prim = Primitive(name)
-    prim.def_impl(lambda *xs: _run_scipy(scipy_name, *xs))
-    prim.def_abstract_eval(_aval_of_reals)
-    defbatch_elementwise(prim)
-    return prim
-
-
-def _incomplete(name, scipy_name, arity):
-    return _scipy_elementwise(name, scipy_name)
 
 
 def _log_gamma_density(a, x):
@@ -442,8 +429,8 @@ def _gamma_density(a, x):
     return ops.exp(_log_gamma_density(a, x))
 
 
-igamma_p = _incomplete("igamma", "gammainc", 2)
-igammac_p = _incomplete("igammac", "gammaincc", 2)
+igamma_p = _scipy_elementwise("igamma", "gammainc")
+igammac_p = _scipy_elementwise("igammac", "gammaincc")
 # dP/dx = x**(a-1) exp(-x) / Gamma(a) = -dQ/dx
 _igamma_dx = lambda g, ans, a, x: ops.mul(g, _gamma_density(a, x))  # noqa: E731
 _igammac_dx = lambda g, ans, a, x: ops.neg(ops.mul(g, _gamma_density(a, x)))  # noqa: E731
@@ -472,8 +459,8 @@ def _beta_density(a, b, x):
     return ops.exp(ops.sub(log, betaln(a, b)))
 
 
-betainc_p = _incomplete("betainc", "betainc", 3)
-betaincc_p = _incomplete("betaincc", "betaincc", 3)
+betainc_p = _scipy_elementwise("betainc", "betainc")
+betaincc_p = _scipy_elementwise("betaincc", "betaincc")
 _betainc_dx = lambda g, ans, a, b, x: ops.mul(g, _beta_density(a, b, x))  # noqa: E731
 _betaincc_dx = lambda g, ans, a, b, x: ops.neg(ops.mul(g, _beta_density(a, b, x)))  # noqa: E731
 for _prim, _fn, _dx in ((betainc_p, "betainc", _betainc_dx), (betaincc_p, "betaincc", _betaincc_dx)):
