@@ -136,6 +136,10 @@ _AS241_F = (1.0, 5.99832206555887937690e-1, 1.36929880922735805310e-1,
             1.48753612908506148525e-2, 7.86869131145613259100e-4, 1.84631831751005468180e-5,
             1.42151175831644588870e-7, 2.04426310338993978564e-15)
 _SQRT_PI = math.sqrt(math.pi)
+# erfcx's asymptotic series sqrt(pi) x erfcx(x) ~ sum (-1)**k (2k-1)!! u**k,
+# u = 1/(2 x**2) (A&S 7.1.23), to k = 13: from x = 12 the first omitted term
+# is 27!! / 288**14 = 8e-21 of the sum
+_ERFCX_SERIES = tuple(float((-1) ** k * math.prod(range(1, 2 * k, 2))) for k in range(14))
 _SQRT1_2 = math.sqrt(0.5)
 _SQRT1_2_LO = -4.833646656726457e-17  # 1/sqrt(2) - _SQRT1_2 (mpmath)
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -378,7 +382,12 @@ def _erfc_over_sqrt2(x):
         return 0.0
     z, lo = _two_prod(x, _SQRT1_2)
     lo += x * _SQRT1_2_LO
-    return math.erfc(z) - lo * _TWO_OVER_SQRT_PI * math.exp(-z * z)
+    # erfc(z + lo) = erfc(z) (1 - lo R(z)), R = -erfc'/erfc = 2 / (sqrt(pi) erfcx(z))
+    # ~ z + sqrt(z**2 + 1.64) (between Birnbaum's bounds, c = 4/pi and 2: within 1%
+    # from z = 0.7, where lo R is half an ulp, and 1e-4 at z = 27 where it is 700)
+    r = z + math.sqrt(z * z + 1.64)
+    e = math.erfc(z)
+    return e - e * (lo * r)
 
 
 @numba.njit(**_EXACT)
@@ -386,16 +395,19 @@ def erfcx(x):
     """``exp(x**2) erfc(x)`` of a float64 without overflow or underflow."""
     if math.isnan(x):
         return x
-    if x < 25.0:
+    if x < 12.0:
         if x < -26.7:
             return math.inf
         return _exp_square(x) * math.erfc(x)
     if x > 1e8:  # 1/(x + 1/(2x)): the next term is below an ulp
         return 1.0 / (_SQRT_PI * (x + 0.5 / x))
-    t = x
-    for k in range(40, 0, -1):  # the fraction's tail converges in ~20 terms at x = 25
-        t = x + 0.5 * k / t
-    return 1.0 / (_SQRT_PI * t)
+    return _erfcx_asymptotic(x)
+
+
+@numba.njit(**_EXACT)
+def _erfcx_asymptotic(x):
+    """``erfcx(x)`` for ``x >= 12`` from its asymptotic series (A&S 7.1.23)."""
+    return _horner(_ERFCX_SERIES, 0.5 / (x * x)) / (_SQRT_PI * x)
 
 
 @numba.njit(**_EXACT)
@@ -433,6 +445,8 @@ def log_ndtr(x):
         return math.log1p(-0.5 * _erfc_over_sqrt2(x))
     if x >= -1.0:
         return math.log(0.5 + 0.5 * math.erf(x * _SQRT1_2))
+    if x >= -28.0:  # log erfc(z): z's rounding costs 2 z dz = z**2 eps, an ulp of ~z**2
+        return math.log(0.5 * math.erfc(-x * _SQRT1_2))
     if x == -math.inf:
         return x
     return math.log(0.5 * erfcx(-x * _SQRT1_2)) - 0.5 * x * x
@@ -621,3 +635,109 @@ def zeta(s, q):
 def zeta_kernel(s, q, out):
     for i in range(s.size):
         out[i] = zeta(s[i], q[i])
+
+
+# ==========================================================================
+# Compositions fused into one loop (each was several primitives, one memory
+# pass each): the same arithmetic as the compositions they replace.
+# logit as SciPy's: log1p(s) - log1p(-s), s = 2x - 1 (exact), near 1/2
+
+@numba.njit(**_EXACT)
+def logit(x):
+    if 0.3 < x < 0.65:
+        s = 2.0 * x - 1.0
+        return math.log1p(s) - math.log1p(-s)
+    return math.log(x / (1.0 - x))
+
+
+@numba.njit(**_EXACT)
+def logit_kernel(x, out):
+    for i in range(x.size):
+        out[i] = logit(x[i])
+
+
+@numba.njit(**_EXACT)
+def entr(x):
+    """``-x log x``; -0 at 0, -inf below 0."""
+    if x < 0.0:
+        return -math.inf
+    return -(x * math.log(1.0 if x == 0.0 else x))
+
+
+@numba.njit(**_EXACT)
+def entr_kernel(x, out):
+    for i in range(x.size):
+        out[i] = entr(x[i])
+
+
+@numba.njit(**_EXACT)
+def xlog1py(x, y):
+    """``x log1p(y)``, with ``y`` taken as 0 where ``x == 0`` meets ``y <= -1`` or ``+-inf``."""
+    if x == 0.0 and (y <= -1.0 or math.isinf(y)):
+        y = 0.0
+    return x * math.log1p(y)
+
+
+@numba.njit(**_EXACT)
+def xlog1py_kernel(x, y, out):
+    for i in range(x.size):
+        out[i] = xlog1py(x[i], y[i])
+
+
+@numba.njit(**_EXACT)
+def gamma_sign(x):
+    """The sign of ``Gamma(x)`` (-1 between the poles where it is negative, and at NaN)."""
+    if x > 0.0:
+        return 1.0
+    f = math.floor(x)
+    return 1.0 if f - 2.0 * math.floor(0.5 * f) == 0.0 else -1.0
+
+
+@numba.njit(**_EXACT)
+def beta(a, b):
+    """``B(a, b)``: ``Gamma(a) Gamma(b) / Gamma(a + b)`` for positive arguments
+    below 10 (no overflow; ~3 ulp, with :func:`gamma`, 2.7x faster than
+    ``math.gamma``), else ``sign exp(betaln(a, b))``."""
+    lo, hi = (a, b) if a < b else (b, a)
+    if lo > 1e-200 and hi < 10.0:
+        return gamma(hi) / gamma(hi + lo) * gamma(lo)
+    return gamma_sign(a) * gamma_sign(b) * gamma_sign(a + b) * math.exp(betaln(a, b))
+
+
+@numba.njit(**_EXACT)
+def beta_kernel(a, b, out):
+    for i in range(a.size):
+        out[i] = beta(a[i], b[i])
+
+
+@numba.njit(**_EXACT)
+def _is_pole(x):
+    return x <= 0.0 and x == math.floor(x)
+
+
+@numba.njit(**_EXACT)
+def poch(z, m):
+    """``Gamma(z + m) / Gamma(z)``: 1 at ``m = 0``; ``inf`` where only ``z + m``
+    is a pole; the limit ``(-1)**m Gamma(1 - z) / Gamma(1 - z - m)`` where
+    both are (A&S 6.1.17).  For negative ``z + m`` the rounding error of the
+    sum is corrected to first order."""
+    if m == 0.0:
+        return 1.0
+    top = z + m
+    if _is_pole(top):
+        if _is_pole(z):
+            sign = 1.0 - 2.0 * (m - 2.0 * math.floor(0.5 * m))
+            return sign * (gamma(1.0 - z) / gamma(1.0 - z - m))
+        return math.inf
+    value = gamma(top) * (0.0 if _is_pole(z) else 1.0 / gamma(z))
+    if top < 0.0:  # near a pole the rounding of z + m matters: Gamma(top + e) ~ Gamma(top) (1 + psi(top) e)
+        b = top - z
+        e = (z - (top - b)) + (m - b)  # z + m - top exactly (Knuth's two-sum)
+        value *= 1.0 + psi(top) * e
+    return value
+
+
+@numba.njit(**_EXACT)
+def poch_kernel(z, m, out):
+    for i in range(z.size):
+        out[i] = poch(z[i], m[i])

@@ -36,7 +36,9 @@ __all__ = ["erfc", "lgamma", "gamma", "digamma", "polygamma", "erfcx", "ndtr", "
            # spmore (issue 11)
            "bessel_i", "expn", "exp1", "expi", "zeta", "riemann_zeta",
            # spinc (issue 11)
-           "igamma", "igammac", "betainc", "betaincc", "dawsn", "spence"]
+           "igamma", "igammac", "betainc", "betaincc", "dawsn", "spence",
+           # compositions fused into one kernel (issue 11)
+           "logit", "entr", "xlog1py", "beta", "poch"]
 
 _sk = None  # the module primitives._special_kernels, once imported
 
@@ -508,3 +510,115 @@ _def_rule(spence_p, _spence_deriv)
 def spence(z):
     """Spence's function ``int_1^z log(t) / (1 - t) dt`` for real ``z >= 0`` (SciPy's values)."""
     return spence_p.bind(z)
+
+
+# ==========================================================================
+# logit, entr, xlog1py, beta, poch: compositions of several primitives fused
+# into one kernel each (one memory pass instead of one per primitive; the
+# kernels do the compositions' arithmetic, so the values and the derivatives'
+# conventions at the edges stay those of the compositions)
+
+def _binary(name, kernel, lowering):
+    prim = Primitive(name)
+    prim.def_impl(lambda x, y: _run(kernel, x, y))
+    prim.def_abstract_eval(_elementwise_aval(np.arctan2))
+    prim.lowering = Elementwise(lowering, accepts=same_float)
+    defbatch_elementwise(prim)
+    return prim
+
+
+logit_p = _unary("logit", "logit_kernel", "slogit(np.float64({0}))")
+# logit'(x) = 1 / (x (1 - x))
+_def_rule(logit_p, lambda ans, x: ops.div(1.0, ops.mul(x, ops.sub(1.0, x))))
+
+
+def logit(x):
+    """``log(x / (1 - x))`` (SciPy's ``log1p(s) - log1p(-s)``, ``s = 2x - 1``, near 1/2)."""
+    return logit_p.bind(x)
+
+
+entr_p = _unary("entr", "entr_kernel", "sentr(np.float64({0}))")
+
+
+def _entr_deriv(ans, x):
+    # -(log x + 1) for x > 0; 0 at and below 0 (where the value is a constant branch)
+    zero = ops.le(x, 0.0)
+    xs = ops.select(zero, ops.ones_like(x), x)
+    return ops.select(zero, ops.zeros_like(x), ops.neg(ops.add(ops.log(xs), 1.0)))
+
+
+_def_rule(entr_p, _entr_deriv)
+
+
+def entr(x):
+    """``-x log x``: -0 at 0, ``-inf`` below 0."""
+    return entr_p.bind(x)
+
+
+xlog1py_p = _binary("xlog1py", "xlog1py_kernel", "sxlog1py(np.float64({0}), np.float64({1}))")
+
+
+def _xlog1py_y(x, y):
+    """``y``, or 0 where ``x == 0`` meets ``y <= -1`` or an infinite ``y``."""
+    safe = ops.logical_and(ops.eq(x, 0.0), ops.logical_or(ops.le(y, -1.0), ops.isinf(y)))
+    return ops.select(safe, ops.zeros_like(y), y)
+
+
+# d/dx = log1p(y), d/dy = x / (1 + y), both at the substituted y (so 0 where x = 0 meets y = -1)
+def _xlog1py_dx(g, ans, x, y):
+    return ops.mul(g, ops.log1p(_xlog1py_y(x, y)))
+
+
+def _xlog1py_dy(g, ans, x, y):
+    return ops.mul(g, ops.div(x, ops.add(1.0, _xlog1py_y(x, y))))
+
+
+defjvp(xlog1py_p, _xlog1py_dx, _xlog1py_dy)
+defvjp_broadcasting(xlog1py_p, _xlog1py_dx, _xlog1py_dy)
+
+
+def xlog1py(x, y):
+    """``x log1p(y)``, 0 where ``x == 0`` (unless ``y`` is NaN), broadcast."""
+    return xlog1py_p.bind(x, y)
+
+
+beta_p = _binary("beta", "beta_kernel", "sbeta(np.float64({0}), np.float64({1}))")
+
+
+# d/da B(a, b) = B(a, b) (psi(a) - psi(a + b)), and symmetrically in b
+def _beta_da(g, ans, a, b):
+    return ops.mul(ans, _betaln_da(g, ans, a, b))
+
+
+def _beta_db(g, ans, a, b):
+    return ops.mul(ans, _betaln_db(g, ans, a, b))
+
+
+defjvp(beta_p, _beta_da, _beta_db)
+defvjp_broadcasting(beta_p, _beta_da, _beta_db)
+
+
+def beta(a, b):
+    """``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)``, broadcast."""
+    return beta_p.bind(a, b)
+
+
+poch_p = _binary("poch", "poch_kernel", "spoch(np.float64({0}), np.float64({1}))")
+
+
+# (z)_m = Gamma(z + m) / Gamma(z): d/dz = (z)_m (psi(z + m) - psi(z)), d/dm = (z)_m psi(z + m)
+def _poch_dz(g, ans, z, m):
+    return ops.mul(ops.mul(g, ans), ops.sub(digamma(ops.add(z, m)), digamma(z)))
+
+
+def _poch_dm(g, ans, z, m):
+    return ops.mul(ops.mul(g, ans), digamma(ops.add(z, m)))
+
+
+defjvp(poch_p, _poch_dz, _poch_dm)
+defvjp_broadcasting(poch_p, _poch_dz, _poch_dm)
+
+
+def poch(z, m):
+    """Pochhammer's ``(z)_m = Gamma(z + m) / Gamma(z)``, broadcast."""
+    return poch_p.bind(z, m)

@@ -760,7 +760,7 @@ for _name, _dom in [("erfc", normal), ("erfcx", normal), ("ndtr", wide), ("log_n
         numpy_dispatch=False)
 row("special.polygamma", "n=1", lambda ns, x: ns.special.polygamma(1, x), A((pos, S)),
     numpy_dispatch=False)
-for _name in ("betaln", "xlogy", "rel_entr"):
+for _name in ("betaln", "xlogy", "rel_entr", "xlog1py", "beta", "poch"):
     for _sx, _sy in (((2, 3), (2, 3)), ((3, 1), (1, 4))):
         row(f"special.{_name}", "" if _sx == _sy else "(3,1)x(1,4)",
             lambda ns, x, y, _n=_name: getattr(ns.special, _n)(x, y), A((pos, _sx), (pos, _sy)),
@@ -795,8 +795,6 @@ row("special.dawsn", "", lambda ns, x: ns.special.dawsn(x), A((wide, S)), numpy_
 row("special.spence", "", lambda ns, x: ns.special.spence(x), A((pos, S)), numpy_dispatch=False)
 row("special.rgamma", "", lambda ns, x: ns.special.rgamma(x), A((pos, S)), numpy_dispatch=False)
 row("special.factorial", "", lambda ns, x: ns.special.factorial(x), A((pos, S)),
-    numpy_dispatch=False)
-row("special.poch", "", lambda ns, z, m: ns.special.poch(z, m), A((pos, S), (pos, S)),
     numpy_dispatch=False)
 row("special.comb", "", lambda ns, n, k: ns.special.comb(n + 3.0, k), A((pos, S), (pos, S)),
     numpy_dispatch=False)

@@ -451,6 +451,10 @@ case("polygamma", V([pos(2, 3)], {"n": 0}, F), V([pos(4)], {"n": 2}, F),
      V([real(3, lo=-1.9, hi=-1.1)], {"n": 1}, F))
 case("ndtri", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
 case("betaln", V([pos(2, 3), pos(3)], {}, F), V([pos(), real(4, lo=12.0, hi=40.0)], {}, F))
+# compositions fused into one kernel (issue 11)
+case("logit", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
+case("entr", V([pos(2, 3)], {}, F))
+case("xlog1py beta poch", V([pos(2, 3), pos(3)], {}, F), V([pos(), pos(4)], {}, F))
 # spmore (issue 11): modified Bessel functions, exponential integrals, zeta
 case("bessel_i", V([real(2, 3, lo=-4.0, hi=4.0)], {"n": 0, "scaled": False}, F),
      V([real(4, lo=-30.0, hi=30.0)], {"n": 1, "scaled": True}, F))

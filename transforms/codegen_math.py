@@ -65,4 +65,6 @@ fsigmoid = _vk.sigmoid_f64
 #: The globals of every generated module.
 NAMESPACE = {"math": math, "np": np, "fexp": fexp, "fsin": fsin, "fcos": fcos, "ftanh": ftanh,
              "flog": flog, "flog1p": flog1p, "fexpm1": fexpm1, "fpow": fpow, "ferf": ferf,
-             "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX, "sgamma": _sk.gamma}
+             "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX, "sgamma": _sk.gamma,
+             "slogit": _sk.logit, "sentr": _sk.entr, "sxlog1py": _sk.xlog1py, "sbeta": _sk.beta,
+             "spoch": _sk.poch}
