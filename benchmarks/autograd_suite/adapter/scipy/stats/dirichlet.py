@@ -1,0 +1,12 @@
+"""autograd.scipy.stats.dirichlet -> tracegrad.scipy.stats.dirichlet."""
+import tracegrad.scipy.stats.dirichlet as _m
+from tracegrad.scipy.stats.dirichlet import *  # noqa: F401,F403
+
+
+def __getattr__(name):
+    # what tracegrad lacks (rvs, for the tests' data) comes from SciPy
+    if hasattr(_m, name):
+        return getattr(_m, name)
+    import scipy.stats  # lazy: only for test data
+
+    return getattr(getattr(scipy.stats, __name__.rsplit(".", 1)[-1]), name)
