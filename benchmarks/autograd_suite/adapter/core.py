@@ -51,7 +51,10 @@ class VSpace:
                                else value) if not isinstance(value, Tracer) else None
             self.shape = tuple(tnp.shape(value))
             self.dtype = onp.dtype(tnp.result_type(value) if aval is None else aval.dtype)
-            if self.dtype.kind in "biu":
+            if self.dtype.kind == "b":
+                raise TypeError(f"Can't find vector space for type {type(value)} (booleans "
+                                "are not differentiable)")
+            if self.dtype.kind in "iu":
                 self.dtype = onp.dtype(onp.float64)
             self.scalar = onp.ndim(value) == 0 and not isinstance(value, (onp.ndarray, Tracer))
 
@@ -78,7 +81,7 @@ class VSpace:
     def size(self):
         if self.kind is not None:
             return sum(p.size for p in self.parts)
-        return int(onp.prod(self.shape))
+        return int(onp.prod(self.shape)) * (2 if self.iscomplex else 1)  # real dimension
 
     @property
     def ndim(self):
