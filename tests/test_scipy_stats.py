@@ -89,6 +89,34 @@ def test_normal_tails():
     assert tst.norm.cdf(np.inf) == 1.0 and tst.norm.logcdf(-np.inf) == -np.inf
 
 
+def test_multivariate_normal_allow_singular_against_scipy():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((4, 2))
+    cov, mean = a @ a.T, rng.standard_normal(4)  # rank 2
+    on = mean + rng.standard_normal((6, 2)) @ a.T  # on the support
+    off = on + rng.standard_normal((6, 4))        # off it
+    want = ss.multivariate_normal.logpdf(on, mean, cov, allow_singular=True)
+    np.testing.assert_allclose(tst.multivariate_normal.logpdf(on, mean, cov, allow_singular=True),
+                               want, rtol=1e-12)
+    np.testing.assert_allclose(tst.multivariate_normal.pdf(on, mean, cov, allow_singular=True),
+                               np.exp(want), rtol=1e-12)
+    got_off = tst.multivariate_normal.logpdf(off, mean, cov, allow_singular=True)
+    assert np.all(got_off == -np.inf)
+    assert np.all(ss.multivariate_normal.logpdf(off, mean, cov, allow_singular=True) == -np.inf)
+    # a nonsingular cov gives the Cholesky path's values
+    full = a @ a.T + np.eye(4)
+    np.testing.assert_allclose(tst.multivariate_normal.logpdf(off, mean, full, allow_singular=True),
+                               tst.multivariate_normal.logpdf(off, mean, full), rtol=1e-13)
+    # derivatives in x and mean along the support (cov's kept eigenvalues repeat here)
+    cov2, m = np.diag([1.0, 1.0, 0.0, 0.0]), np.array([0.3, -0.2, 0.0, 0.0])
+
+    def f(x, mu):
+        return tst.multivariate_normal.logpdf(tnp.concatenate([x[:2], mu[2:]]), mu, cov2,
+                                              allow_singular=True)
+
+    check_grads(f, (np.array([0.5, 0.1, 0.0, 0.0]), m), order=2, modes=("fwd", "rev"))
+
+
 def test_multivariate_normal_and_dirichlet_against_scipy():
     rng = np.random.default_rng(3)
     a = rng.standard_normal((3, 3))
