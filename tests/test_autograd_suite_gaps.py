@@ -1,6 +1,6 @@
 """Regression tests for what HIPS autograd's own test suite found missing or
-different in tracegrad (the suite runs outside the repository, through an
-adapter): ``real_if_close`` of complex tracers, integer conversions of traced
+different in tracegrad (the suite runs through the adapter in
+benchmarks/autograd_suite/): ``real_if_close`` of complex tracers, integer conversions of traced
 values (``np.int64(x)``), float0 derivatives of integer inputs and outputs in
 ``vjp``/``jvp`` (JAX's convention), and ``rfftn`` with an odd last axis (which
 autograd refuses and tracegrad computes: checked against JAX).
