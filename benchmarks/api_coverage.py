@@ -234,7 +234,8 @@ SCIPY_ARGS = {
     "special.iv": lambda f, x: f(1.5, x), "special.ive": lambda f, x: f(1.5, x),
     "special.jv": lambda f, x: f(1.5, x), "special.yv": lambda f, x: f(1.5, x),
     **{f"stats.{d}.{m}": (lambda f, x, _p=p: f(x, *_p))
-       for d, p in (("gamma", (2.0,)), ("chi2", (3.0,)), ("beta", (2.0, 3.0)), ("t", (4.0,)))
+       for d, p in (("gamma", (2.0,)), ("chi2", (3.0,)), ("beta", (2.0, 3.0)), ("t", (4.0,)),
+                    ("gennorm", (1.5,)))
        for m in ("cdf", "sf", "logcdf", "logsf")}, "special.comb": lambda f, x: f(10.0 * x, 2.0),
     "special.sph_harm_y": lambda f, x: f(2, 1, x, x), "special.jn": lambda f, x: f(2, x),
     "special.yn": lambda f, x: f(2, x), "special.bessel_jn": lambda f, x: f(x, v=2),

@@ -546,3 +546,35 @@ def test_mode_and_sem_match_jax():
     g = tg.grad(lambda a: tnp.sum(tst.sem(a, axis=1)))(A)
     gj = jax.grad(lambda a: jax.numpy.sum(jst.sem(a, axis=1)))(A)
     np.testing.assert_allclose(g, gj, rtol=1e-12)
+
+
+def test_gennorm_cdf_sf_against_scipy_and_edges():
+    ss = pytest.importorskip("scipy.stats")
+    x = np.array([-np.inf, -30.0, -3.0, -0.5, 0.2, 0.4, 2.0, 30.0, np.inf])
+    for b in (0.5, 1.0, 2.0, 3.5):
+        np.testing.assert_allclose(tst.gennorm.cdf(x, b, loc=0.2, scale=1.5),
+                                   ss.gennorm.cdf(x, b, loc=0.2, scale=1.5), rtol=1e-13)
+        np.testing.assert_allclose(tst.gennorm.sf(x, b, loc=0.2, scale=1.5),
+                                   ss.gennorm.sf(x, b, loc=0.2, scale=1.5), rtol=1e-13)
+    assert tst.gennorm.cdf(0.2, 1.5, loc=0.2) == 0.5
+    assert tst.gennorm.cdf(-np.inf, 1.5) == 0.0 and tst.gennorm.cdf(np.inf, 1.5) == 1.0
+    check_grads(lambda x, loc, scale: tst.gennorm.cdf(x, 1.7, loc, scale),
+                (np.array([-1.3, 0.4, 2.0]), 0.1, 1.3), order=2, modes=("fwd", "rev"))
+    with pytest.raises(NotImplementedError, match="shape parameter"):
+        tg.grad(lambda b: tst.gennorm.cdf(0.7, b))(1.5)
+
+
+def test_poisson_entropy_against_mpmath_values_and_scipy():
+    ss = pytest.importorskip("scipy.stats")
+    mu = np.array([0.0, 1e-3, 0.5, 3.0, 40.0])
+    np.testing.assert_allclose(tst.poisson.entropy(mu), ss.poisson.entropy(mu), rtol=1e-14)
+    # (SciPy's own sum stops converging near mu = 1e3; mpmath at 30 digits instead:
+    # the sum over k, and at 3e5 the asymptotic series, whose remainder is ~1e-23)
+    np.testing.assert_allclose(tst.poisson.entropy(np.array([999.0, 1e4, 3e5])),
+                               [4.872232463975691, 6.024100385442711, 7.724707132245601],
+                               rtol=1e-12)
+    assert np.isnan(tst.poisson.entropy(-1.0))
+    check_grads(lambda m: tst.poisson.entropy(m), (np.array([0.5, 3.0, 40.0, 2e3]),), order=2,
+                modes=("fwd", "rev"))
+    with pytest.raises(TypeError, match="outside jit"):
+        tg.jit(tst.poisson.entropy)(3.0)
