@@ -9,6 +9,7 @@ import pathlib
 import sys
 
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -41,6 +42,23 @@ def _no_interpreter_state_left():
         f"a test left interpreter state behind: the current trace is {after!r}, "
         f"was {before!r} before the test"
     )
+
+
+@pytest.fixture(autouse=True)
+def _module_generators_seeded_per_test(request, monkeypatch):
+    """Each test sees its module's random generators (module-level ``rng``,
+    ``RNG``) freshly seeded from its own node id, so its draws do not depend
+    on which tests ran before it in the same worker (pytest-xdist hands
+    tests to workers in a different order on every run)."""
+    module = getattr(request, "module", None)
+    if module is None:
+        return
+    seed = zlib.crc32(request.node.nodeid.encode())
+    for name, value in list(vars(module).items()):
+        if isinstance(value, np.random.Generator):
+            monkeypatch.setattr(module, name, np.random.default_rng(seed))
+        elif isinstance(value, np.random.RandomState):
+            monkeypatch.setattr(module, name, np.random.RandomState(seed))
 
 
 @pytest.fixture
