@@ -685,6 +685,20 @@ def xlog1py_kernel(x, y, out):
 
 
 @numba.njit(**_EXACT)
+def xlogy(x, y):
+    """``x log(y)``, with ``y`` taken as 1 where ``x == 0`` meets ``y <= 0`` or ``+-inf``."""
+    if x == 0.0 and (y <= 0.0 or math.isinf(y)):
+        y = 1.0
+    return x * math.log(y)
+
+
+@numba.njit(**_EXACT)
+def xlogy_kernel(x, y, out):
+    for i in range(x.size):
+        out[i] = xlogy(x[i], y[i])
+
+
+@numba.njit(**_EXACT)
 def gamma_sign(x):
     """The sign of ``Gamma(x)`` (-1 between the poles where it is negative, and at NaN)."""
     if x > 0.0:

@@ -21,10 +21,13 @@ finalizers of objects alive at exit, so freezing only skips work it may skip.
 """
 import atexit
 import gc
+import os
+import threading
 
 import numpy as np
 
-__all__ = ["kernel", "Kernel", "as_float_contiguous", "ensure_numba", "FLOAT_DTYPES"]
+__all__ = ["kernel", "Kernel", "as_float_contiguous", "ensure_numba", "FLOAT_DTYPES",
+           "num_threads", "launch"]
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -100,3 +103,62 @@ def kernel(fn=None, *, parallel=False):
 def as_float_contiguous(x, dtype):
     """``x`` as a C-contiguous array of ``dtype`` (no copy when it already is)."""
     return np.ascontiguousarray(x, dtype=dtype)
+
+
+def num_threads():
+    """Threads for large kernel calls: ``TRACEGRAD_NUM_THREADS``, else ``OMP_NUM_THREADS``
+    (which Dask's worker processes set to 1), else the CPUs this process may use."""
+    for var in ("TRACEGRAD_NUM_THREADS", "OMP_NUM_THREADS"):
+        env = os.environ.get(var, "").strip()
+        if env:
+            try:
+                return max(1, int(env))
+            except ValueError:
+                raise ValueError(f"{var}={env!r}: expected a positive integer number of threads") from None
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def launch(kernel, inputs, out, min_size, leading=()):
+    """Run ``kernel(*leading, *inputs, out)``, split over threads when large.
+
+    ``inputs`` and ``out`` share their first axis (flat arrays, or arrays
+    broadcast to one shape).  Outputs of ``min_size`` elements or more are
+    cut along it into slices of at least ``min_size // 2`` elements, one per
+    thread (at most
+    :func:`num_threads`); the calling thread computes the first.  The kernel
+    must release the GIL (Numba's ``nogil=True``, or a NumPy/SciPy ufunc) and
+    be elementwise, so the result does not depend on the split.  All threads
+    are joined before returning, so none outlives the call (safe with
+    ``fork``), and an exception in any slice is raised here.
+    """
+    n = out.shape[0] if out.ndim else 1
+    k = min(num_threads(), out.size // max(1, min_size // 2), n) if out.size >= min_size else 1
+    if k <= 1:
+        kernel(*leading, *inputs, out)
+        return
+    bounds = [n * i // k for i in range(k + 1)]
+    parts = [
+        tuple(leading) + tuple(a[bounds[i]:bounds[i + 1]] for a in inputs)
+        + (out[bounds[i]:bounds[i + 1]],)
+        for i in range(k)
+    ]
+    errors = []
+
+    def run(args):
+        try:
+            kernel(*args)
+        except BaseException as e:  # re-raised in the calling thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in parts[1:]]
+    for t in threads:
+        t.start()
+    try:
+        kernel(*parts[0])
+    finally:
+        for t in threads:
+            t.join()
+    if errors:
+        raise errors[0]

@@ -190,6 +190,7 @@ from .special import (
     riemann_zeta,
     spence,
     xlog1py,
+    xlogy,
     zeta,
 )
 # Bessel functions (primitives/bessel.py)
@@ -409,6 +410,7 @@ __all__ = [
     "unary_grad",
     "unbroadcast",
     "xlog1py",
+    "xlogy",
     "zeros_like",
     "zeta",
 ]

@@ -119,12 +119,9 @@ short ones), the scalar ``sd`` copy being the remainder loop
 (``tests/test_vecmath.py::test_scalar_functions_vectorize``, the ``vec``
 column of ``benchmarks/vecmath.py``).
 """
-import os
-import threading
-
 import numpy as np
 
-from .kernels import FLOAT_DTYPES, ensure_numba
+from .kernels import FLOAT_DTYPES, ensure_numba, launch, num_threads
 
 __all__ = [
     "exp", "sin", "cos", "tanh", "sin_grad", "cos_grad", "MIN_KERNEL_SIZE",
@@ -136,16 +133,6 @@ MIN_KERNEL_SIZE = 128
 #: Arrays at least this large are split across threads (the kernels release
 #: the GIL); below it, starting a thread costs more than it saves.
 PARALLEL_MIN_SIZE = 1 << 18
-
-
-def num_threads():
-    """Threads for large kernels: ``TRACEGRAD_NUM_THREADS``, else usable CPUs."""
-    env = os.environ.get("TRACEGRAD_NUM_THREADS", "").strip()
-    if env:
-        return max(1, int(env))
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 _kernels = None
@@ -166,29 +153,9 @@ def _load_kernels():
 
 
 def _launch(kernel, inputs, out):
-    """Run ``kernel(*inputs, out)`` on flat arrays, split over threads when large.
-
-    Each thread gets a contiguous slice; all threads are joined before
-    returning, so no thread outlives the call (safe with ``fork``).
-    """
-    n = out.size
-    k = min(num_threads(), n // (PARALLEL_MIN_SIZE // 2)) if n >= PARALLEL_MIN_SIZE else 1
-    if k <= 1:
-        kernel(*inputs, out)
-        return
-    bounds = [n * i // k for i in range(k + 1)]
-    parts = [
-        tuple(a[bounds[i]:bounds[i + 1]] for a in inputs) + (out[bounds[i]:bounds[i + 1]],)
-        for i in range(k)
-    ]
-    threads = [threading.Thread(target=kernel, args=p) for p in parts[1:]]
-    for t in threads:
-        t.start()
-    try:
-        kernel(*parts[0])
-    finally:
-        for t in threads:
-            t.join()
+    """``kernel(*inputs, out)`` on flat arrays, split over threads from
+    :data:`PARALLEL_MIN_SIZE` elements (:func:`.kernels.launch`)."""
+    launch(kernel, inputs, out, PARALLEL_MIN_SIZE)
 
 
 def _eligible(x, dtype=None):

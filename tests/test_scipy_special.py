@@ -408,3 +408,55 @@ def test_rgamma_values_edges_and_derivatives():
     check_grads(tsp.rgamma, (pts,), order=2, modes=("fwd", "rev"))
     np.testing.assert_allclose(tg.vmap(tg.grad(tsp.rgamma))(pts),
                                -sp.digamma(pts) * sp.rgamma(pts), rtol=1e-13)
+
+
+# --------------------------------------------------------------------------
+# large calls are split over threads: the same bits as one thread
+
+
+@pytest.mark.parametrize("name, args", [
+    ("digamma", lambda x: (np.abs(x) + 0.01,)),        # a Numba kernel
+    ("i1e", lambda x: (x,)),                           # a Numba kernel with leading parameters
+    ("xlogy", lambda x: (x, np.abs(x[::-1]))),         # two operands
+    ("betaln", lambda x: (np.abs(x), 2.5)),            # a broadcast scalar
+    ("j0", lambda x: (x,)),                            # SciPy's ufunc
+    ("gammainc", lambda x: (np.abs(x[:, None]) + 0.1, np.abs(x[None, :7]))),  # SciPy, broadcast 2-d
+])
+def test_threaded_calls_match_one_thread(name, args, monkeypatch):
+    from tracegrad.primitives import special as special_prims
+
+    n = special_prims.PARALLEL_MIN_SIZE * 3 + 17
+    x = np.random.default_rng(3).uniform(-30, 30, n)
+    operands = args(x)
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "1")
+    one = getattr(tsp, name)(*operands)
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "3")
+    split = getattr(tsp, name)(*operands)
+    np.testing.assert_array_equal(split, one)
+    np.testing.assert_allclose(split, getattr(sp, name)(*operands), rtol=1e-12, atol=1e-300)
+
+
+def test_thread_count_from_the_environment(monkeypatch):
+    from tracegrad.primitives.kernels import num_threads
+
+    monkeypatch.delenv("TRACEGRAD_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as Dask's worker processes set it
+    assert num_threads() == 1
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "2")
+    assert num_threads() == 2
+    monkeypatch.setenv("TRACEGRAD_NUM_THREADS", "two")
+    with pytest.raises(ValueError, match="TRACEGRAD_NUM_THREADS='two': expected a positive integer"):
+        num_threads()
+
+
+def test_an_exception_in_a_thread_is_raised_in_the_caller():
+    from tracegrad.primitives.kernels import launch
+
+    def kernel(x, out):
+        if x[0] > 0:
+            raise FloatingPointError("slice starting above zero")
+        out[:] = x
+
+    x = np.linspace(-1, 1, 4096)
+    with pytest.raises(FloatingPointError, match="slice starting above zero"):
+        launch(kernel, (x,), np.empty_like(x), 1024)

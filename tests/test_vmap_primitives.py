@@ -454,7 +454,7 @@ case("betaln", V([pos(2, 3), pos(3)], {}, F), V([pos(), real(4, lo=12.0, hi=40.0
 # compositions fused into one kernel (issue 11)
 case("logit", V([real(2, 3, lo=0.05, hi=0.95)], {}, F))
 case("entr", V([pos(2, 3)], {}, F))
-case("xlog1py beta poch", V([pos(2, 3), pos(3)], {}, F), V([pos(), pos(4)], {}, F))
+case("xlog1py xlogy beta poch", V([pos(2, 3), pos(3)], {}, F), V([pos(), pos(4)], {}, F))
 # spmore (issue 11): modified Bessel functions, exponential integrals, zeta
 case("bessel_i", V([real(2, 3, lo=-4.0, hi=4.0)], {"n": 0, "scaled": False}, F),
      V([real(4, lo=-30.0, hi=30.0)], {"n": 1, "scaled": True}, F))

@@ -66,5 +66,6 @@ fsigmoid = _vk.sigmoid_f64
 NAMESPACE = {"math": math, "np": np, "fexp": fexp, "fsin": fsin, "fcos": fcos, "ftanh": ftanh,
              "flog": flog, "flog1p": flog1p, "fexpm1": fexpm1, "fpow": fpow, "ferf": ferf,
              "fsigmoid": fsigmoid, "TRIG_MAX": _TRIG_MAX, "sgamma": _sk.gamma,
-             "slogit": _sk.logit, "sentr": _sk.entr, "sxlog1py": _sk.xlog1py, "sbeta": _sk.beta,
+             "slogit": _sk.logit, "sentr": _sk.entr, "sxlog1py": _sk.xlog1py,
+             "sxlogy": _sk.xlogy, "sbeta": _sk.beta,
              "spoch": _sk.poch}

@@ -722,10 +722,9 @@ def xlogy(x, y):
     TypeError
         If an operand is complex.
     """
-    x, y = _reals("xlogy", x, y)
-    # y is replaced by 1 only where x == 0 would meet log(y) = -inf or NaN from y <= 0 or inf
-    safe = ops.logical_and(ops.eq(x, 0.0), ops.logical_or(ops.le(y, 0.0), ops.isinf(y)))
-    return ops.mul(x, ops.log(ops.select(safe, 1.0, y)))
+    # one primitive: y is taken as 1 only where x == 0 would meet log(y) = -inf
+    # or NaN from y <= 0 or inf
+    return ops.xlogy(*_reals("xlogy", x, y))
 
 
 def xlog1py(x, y):
