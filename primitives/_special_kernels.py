@@ -561,6 +561,12 @@ def betaln_kernel(a, b, out):
 #   low part times ``sum k term_k``); within 8 ulp of mpmath on (0, 713).
 
 
+#: ``1 / (k (n + k))`` for ``n < 8`` and ``k < 72``: the power series' ratios
+#: as products (a division's latency is 3-4 products'; the sum is a chain of them)
+_BESSEL_I_RATIO = np.array([[1.0 / (k * (n + k)) if k else 0.0 for k in range(72)]
+                            for n in range(8)])
+
+
 @numba.njit(**_EXACT)
 def bessel_i(n, x, scaled):
     """``I_n(x) / x**n``, times ``exp(-|x|)`` when ``scaled`` (``n >= 0``)."""
@@ -578,8 +584,12 @@ def bessel_i(n, x, scaled):
         q = 0.25 * h
         weighted = 0.0  # sum k term_k: the first-order effect of q's rounding
         k = 1
+        tabled = n < 8
         while term > 1e-17 * total:
-            term *= q / (k * (n + k))
+            if tabled and k < 72:
+                term *= q * _BESSEL_I_RATIO[n, k]
+            else:
+                term *= q / (k * (n + k))
             total += term
             weighted += k * term
             k += 1

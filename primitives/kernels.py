@@ -27,7 +27,7 @@ import threading
 import numpy as np
 
 __all__ = ["kernel", "Kernel", "as_float_contiguous", "ensure_numba", "FLOAT_DTYPES",
-           "num_threads", "launch"]
+           "num_threads", "launch", "call_ufunc"]
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -162,3 +162,23 @@ def launch(kernel, inputs, out, min_size, leading=()):
             t.join()
     if errors:
         raise errors[0]
+
+
+def call_ufunc(fn, arrays, min_size):
+    """``fn(*arrays)`` for a NumPy/SciPy ufunc with one output, over threads
+    (:func:`launch`: slices of the broadcast operands along their first axis)
+    when the result has ``min_size`` elements or more; warnings off."""
+    shape = np.broadcast_shapes(*(np.shape(a) for a in arrays))
+    if isinstance(fn, np.ufunc) and fn.nout == 1 and shape and int(np.prod(shape)) >= min_size:
+        views = np.broadcast_arrays(*arrays)
+        out = np.empty(shape, np.result_type(*fn.resolve_dtypes(
+            tuple(v.dtype for v in views) + (None,))[fn.nin:]))
+
+        def call(*args):
+            with np.errstate(all="ignore"):  # (the error state is per thread)
+                fn(*args[:-1], out=args[-1])
+
+        launch(call, views, out, min_size)
+        return out
+    with np.errstate(all="ignore"):
+        return fn(*arrays)

@@ -15,6 +15,7 @@ import numpy as np
 from . import ops
 from .batching import batch_size, bdim_to_front, defbatch_elementwise
 from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, dtype_of, shape_of
+from .kernels import call_ufunc
 
 # (the keyed samplers random_gamma, random_gamma_grad and random_poisson are used
 # by tracegrad.random only, so they are not re-exported by ops)
@@ -117,7 +118,9 @@ def _erf_inv_impl(x):
         import scipy.special  # lazy: scipy is heavy, optional, and only the samplers need it
     except ImportError:  # SciPy is not a run-time dependency: NumPy's own version
         return erf_inv_numpy(x)
-    return np.asarray(scipy.special.erfinv(x), dtype=np.asarray(x).dtype)
+    x = np.asarray(x)
+    # large calls over threads, as special functions' (SciPy's ufuncs release the GIL)
+    return np.asarray(call_ufunc(scipy.special.erfinv, (x,), 1 << 14), dtype=x.dtype)
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)

@@ -26,7 +26,7 @@ from . import ops
 from .batching import defbatch_elementwise
 from .core import Primitive, defjvp, defvjp
 from .elementwise import _elementwise_aval
-from .kernels import ensure_numba, launch, num_threads
+from .kernels import call_ufunc, ensure_numba, launch
 from .lowering import Elementwise, same_float
 from .structural import defvjp_broadcasting
 
@@ -106,22 +106,8 @@ def _run_scipy(name, *xs):
     """SciPy's ``name`` of the broadcast operands in float64, rounded to
     their NumPy float result type."""
     dtype = _float_type(*map(_sample, xs))
-    fn = _scipy_special(name)
     arrays = [np.asarray(x, np.float64) for x in xs]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    if isinstance(fn, np.ufunc) and fn.nout == 1 and math.prod(shape) >= PARALLEL_MIN_SIZE:
-        # slices of the broadcast views along the first axis, one per thread
-        views = np.broadcast_arrays(*arrays)
-        out = np.empty(shape, np.float64)
-
-        def call(*args):
-            with np.errstate(all="ignore"):  # (error state is per thread)
-                fn(*args[:-1], out=args[-1])
-
-        launch(call, views, out, PARALLEL_MIN_SIZE)
-    else:
-        with np.errstate(all="ignore"):
-            out = fn(*arrays)
+    out = call_ufunc(_scipy_special(name), arrays, PARALLEL_MIN_SIZE)
     return np.asarray(out).astype(dtype, copy=False)[()]
 
 

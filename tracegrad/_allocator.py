@@ -26,7 +26,7 @@ instead of returning it to the system.
 import ctypes
 import os
 
-__all__ = ["tune", "MMAP_THRESHOLD", "TRIM_THRESHOLD"]
+__all__ = ["tune", "apply", "MMAP_THRESHOLD", "TRIM_THRESHOLD"]
 
 MMAP_THRESHOLD = 32 * 1024 * 1024  # glibc's maximum for this setting
 TRIM_THRESHOLD = 256 * 1024 * 1024
@@ -52,6 +52,18 @@ def tune(environ=os.environ):
         return False
     if "glibc.malloc" in environ.get("GLIBC_TUNABLES", ""):
         return False
+    return apply(MMAP_THRESHOLD, TRIM_THRESHOLD)
+
+
+def apply(mmap_threshold, trim_threshold):
+    """Set glibc's ``M_MMAP_THRESHOLD`` and ``M_TRIM_THRESHOLD`` (bytes) now.
+
+    Returns
+    -------
+    bool
+        True if both were set; False where the C library is not glibc.
+    """
+    global tuned
     try:
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # glibc only
@@ -60,7 +72,7 @@ def tune(environ=os.environ):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    ok = mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
-    ok = mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1 and ok
+    ok = mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold)) == 1
+    ok = mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)) == 1 and ok
     tuned = ok
     return ok

@@ -18,10 +18,12 @@ worker process per CPU, listening on 127.0.0.1 only, started once and reused
 Dask is an optional extra: ``pip install -e ".[distributed]"``.
 """
 import functools
+import os
 import time
 
 import numpy as np
 
+from .. import _allocator
 from ..errors import ConcretizationTypeError
 from ..transforms.api import value_and_grad as _value_and_grad
 from ..transforms.staging import eval_shape
@@ -49,7 +51,32 @@ def _raise_with_label(e, label):
     raise new from e
 
 
+#: Dask's worker processes start with ``MALLOC_TRIM_THRESHOLD_=65536`` (its
+#: nanny's default), so glibc returns every freed large block to the system
+#: and each temporary of a gradient starts on fresh pages: on these machines
+#: the shard gradients of ``benchmarks/dask_scaling.py`` ran 2-3x slower than
+#: in one process.  Under that default (not a user's own setting) each worker
+#: keeps blocks up to 32 MiB in its heap and trims it beyond 64 MiB free
+#: (see :mod:`tracegrad._allocator`; ``TRACEGRAD_MALLOC_TUNING=0`` opts out).
+DASK_TRIM_DEFAULT = "65536"
+WORKER_TRIM_THRESHOLD = 64 * 1024 * 1024
+_worker_tuned = False
+
+
+def _tune_worker_malloc():
+    global _worker_tuned
+    if _worker_tuned:
+        return
+    _worker_tuned = True
+    env = os.environ
+    if (env.get("TRACEGRAD_MALLOC_TUNING", "1").strip() != "0" and not _allocator.tuned
+            and env.get("MALLOC_TRIM_THRESHOLD_") == DASK_TRIM_DEFAULT
+            and "MALLOC_MMAP_THRESHOLD_" not in env):
+        _allocator.apply(_allocator.MMAP_THRESHOLD, WORKER_TRIM_THRESHOLD)
+
+
 def _shard_result(loss, nums, weighted, params_args, shard, label):
+    _tune_worker_malloc()
     params, args = to_arrays(params_args)
     shard = to_arrays(shard)
     full = (params, shard) + tuple(args)
