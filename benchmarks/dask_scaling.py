@@ -17,8 +17,9 @@ gradients in this process one after another with one thread
 gradient on a cluster of one worker process, and on one of two.  Reported:
 the scaling (one worker's time over two's; issue 12's target at least 1.7)
 and the overhead of one worker over this process (target at most 15%).
-Both clusters are loopback-only ``LocalCluster`` s of single-threaded
-worker processes, alive side by side (idle workers cost nothing).
+Both clusters are ``tracegrad.distributed.local_cluster`` s (loopback-only,
+single-threaded worker processes), alive side by side (idle workers cost
+nothing).
 """
 import argparse
 import os
@@ -51,7 +52,7 @@ def main():
         args.shards, args.shard_size, args.budget, args.rounds = 4, 100_000, 2.0, 3
 
     import dask.array as da
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     p = np.array([1.3, 0.7, 0.4])
     x = da.random.default_rng(0).standard_normal(args.shards * args.shard_size,
@@ -60,8 +61,7 @@ def main():
     clusters, persisted = {}, {}
     try:
         for n in (1, 2):
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address="127.0.0.1:0")
+            cluster = tdist.local_cluster(n)
             client = Client(cluster, set_as_default=False)
             clusters[n] = (cluster, client)
             persisted[n] = client.persist(x)

@@ -37,7 +37,7 @@ from tracegrad.tree_util import tree_map
 
 try:
     import dask
-    from distributed import Client, LocalCluster
+    from distributed import Client
 except ImportError:
     sys.exit('This example needs Dask: pip install -e ".[distributed]"')
 try:
@@ -136,9 +136,7 @@ def main():
     if args.scheduler:
         cluster, client = None, Client(args.scheduler, timeout=30)
     else:
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                               memory_limit=args.memory_limit)
+        cluster = tdist.local_cluster(args.workers, memory_limit=args.memory_limit)
         client = Client(cluster)
     try:
         gb = args.rows * 64 * 4 / 1e9

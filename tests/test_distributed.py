@@ -31,8 +31,7 @@ TIMEOUT = 120  # seconds: every wait of these tests is bounded
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address="127.0.0.1:0") as cluster:
+    with tdist.local_cluster(2) as cluster:
         with distributed.Client(cluster, set_as_default=False) as c:
             c.wait_for_workers(2, timeout=TIMEOUT)
             yield c
@@ -265,6 +264,7 @@ def test_embedded_cluster_listens_on_loopback_only(monkeypatch):
         assert c.scheduler.address.startswith("tcp://127.0.0.1:")
         assert info["workers"] and all(a.startswith("tcp://127.0.0.1:") for a in info["workers"])
         assert all(w["nthreads"] == 1 for w in info["workers"].values())
+        assert set(c.run(lambda: os.environ.get("MALLOC_ARENA_MAX")).values()) == {"1"}
         # every listening socket (scheduler and HTTP servers in this process, the
         # workers and their nannies) is on the loopback interface
         psutil = pytest.importorskip("psutil")

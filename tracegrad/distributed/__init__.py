@@ -28,10 +28,10 @@ from ..errors import ConcretizationTypeError
 from ..transforms.api import value_and_grad as _value_and_grad
 from ..transforms.staging import eval_shape
 from ..tree_util import tree_map
-from ._cluster import get_client, import_distributed, shutdown
+from ._cluster import get_client, import_distributed, local_cluster, shutdown
 from ._shards import as_shards, check_specs, shard_size, to_arrays
 
-__all__ = ["value_and_grad", "grad", "map", "get_client", "shutdown"]
+__all__ = ["value_and_grad", "grad", "map", "get_client", "local_cluster", "shutdown"]
 
 
 # --------------------------------------------------------------------------
@@ -52,14 +52,13 @@ def _raise_with_label(e, label):
 
 
 #: Dask's worker processes start with ``MALLOC_TRIM_THRESHOLD_=65536`` (its
-#: nanny's default), so glibc returns every freed large block to the system
-#: and each temporary of a gradient starts on fresh pages: on these machines
-#: the shard gradients of ``benchmarks/dask_scaling.py`` ran 2-3x slower than
-#: in one process.  Under that default (not a user's own setting) each worker
-#: keeps blocks up to 32 MiB in its heap and trims it beyond 64 MiB free
-#: (see :mod:`tracegrad._allocator`; ``TRACEGRAD_MALLOC_TUNING=0`` opts out).
+#: nanny's default), under which tracegrad's import-time malloc tuning
+#: stands aside, so glibc returns a gradient's freed temporaries to the system
+#: and each call faults in fresh pages.  Under that default (not a user's own
+#: setting) the first shard task applies the tuning itself, with the trim
+#: threshold capped at a quarter of the worker's memory limit (see
+#: :mod:`tracegrad._allocator`; ``TRACEGRAD_MALLOC_TUNING=0`` opts out).
 DASK_TRIM_DEFAULT = "65536"
-WORKER_TRIM_THRESHOLD = 64 * 1024 * 1024
 _worker_tuned = False
 
 
@@ -69,10 +68,20 @@ def _tune_worker_malloc():
         return
     _worker_tuned = True
     env = os.environ
-    if (env.get("TRACEGRAD_MALLOC_TUNING", "1").strip() != "0" and not _allocator.tuned
-            and env.get("MALLOC_TRIM_THRESHOLD_") == DASK_TRIM_DEFAULT
-            and "MALLOC_MMAP_THRESHOLD_" not in env):
-        _allocator.apply(_allocator.MMAP_THRESHOLD, WORKER_TRIM_THRESHOLD)
+    if (env.get("TRACEGRAD_MALLOC_TUNING", "1").strip() == "0" or _allocator.tuned
+            or env.get("MALLOC_TRIM_THRESHOLD_") != DASK_TRIM_DEFAULT
+            or "MALLOC_MMAP_THRESHOLD_" in env):
+        return
+    trim = _allocator.TRIM_THRESHOLD
+    try:
+        from distributed import get_worker
+
+        limit = get_worker().memory_manager.memory_limit
+        if limit:
+            trim = min(trim, int(limit) // 4)
+    except (ImportError, ValueError, AttributeError):  # not in a worker, or another version
+        pass
+    _allocator.apply(_allocator.MMAP_THRESHOLD, trim)
 
 
 def _shard_result(loss, nums, weighted, params_args, shard, label):
