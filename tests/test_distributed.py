@@ -185,6 +185,26 @@ def test_a_worker_killed_mid_gradient(client):
     assert faulty < 4 * clean + 10, (faulty, clean)
 
 
+def test_every_worker_killed_mid_gradient(client):
+    # the scattered parameters die with both workers: the call scatters them again
+    X, y, Xd, yd = _data(n=400, chunk=100)
+    vg = tdist.value_and_grad(_slow_loss, client=client, timeout=TIMEOUT)
+    v_ok, g_ok = vg(PARAMS, (Xd, yd))
+    pids = list(client.run(os.getpid).values())
+    result = {}
+    th = threading.Thread(target=lambda: result.setdefault("out", vg(PARAMS, (Xd, yd))))
+    th.start()
+    time.sleep(0.3)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    th.join(TIMEOUT)
+    assert not th.is_alive()
+    v, g = result["out"]
+    np.testing.assert_array_equal(v, v_ok)
+    _assert_tree_equal(g, g_ok)
+    client.wait_for_workers(2, timeout=TIMEOUT)
+
+
 def test_an_exception_in_a_shard_keeps_its_type_and_names_the_shard(client):
     _, y, Xd, yd = _data()
 

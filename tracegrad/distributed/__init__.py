@@ -200,8 +200,18 @@ def _result(distributed, future, wait, what, timeout=None):
                            f"{wait if timeout is None else timeout} s (pass a larger timeout=, "
                            "or check the workers' logs)") from e
     except distributed.client.FutureCancelledError as e:
-        raise RuntimeError(f"tracegrad.distributed: {what} was cancelled ({e}); the scheduler "
-                           "or the client connection was probably lost") from e
+        raise _Lost(f"tracegrad.distributed: {what} was cancelled ({e}): the scheduler or the "
+                    "client connection was lost, or every worker holding the parameters "
+                    "died") from e
+
+
+class _Lost(RuntimeError):
+    """The computation was cancelled by Dask (a lost scheduler, or lost scattered data)."""
+
+
+#: How many times a gradient whose scattered parameters were lost with their
+#: workers is submitted again (the result does not depend on it).
+RESUBMISSIONS = 2
 
 
 def value_and_grad(loss, argnums=0, *, reduce="sum", client=None, timeout=None):
@@ -278,20 +288,28 @@ def value_and_grad(loss, argnums=0, *, reduce="sum", client=None, timeout=None):
         check_specs(shards)
         _precheck(loss, shards, params, args)
         c = get_client(client)
-        (params_args,) = c.scatter([(params, tuple(args))], broadcast=True, hash=False)
         weighted = reduce == "mean"
-        parts = []
-        for s in shards:
-            task = _batches_result if s.batches else _shard_result
-            parts.append(dask.delayed(task, pure=False)(loss, nums, weighted, params_args,
-                                                        s.task, s.label))
-        combine = dask.delayed(_combine_or_empty, pure=False)
-        root = _tree_sum(parts, combine)
-        future = c.compute(root)
-        try:
-            res = _result(distributed, future, timeout, "the distributed gradient")
-        finally:
-            params_args.release()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for attempt in range(1 + RESUBMISSIONS):
+            (params_args,) = c.scatter([(params, tuple(args))], broadcast=True, hash=False)
+            parts = []
+            for s in shards:
+                task = _batches_result if s.batches else _shard_result
+                parts.append(dask.delayed(task, pure=False)(loss, nums, weighted, params_args,
+                                                            s.task, s.label))
+            root = _tree_sum(parts, dask.delayed(_combine_or_empty, pure=False))
+            future = c.compute(root)
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                res = _result(distributed, future, left, "the distributed gradient", timeout)
+                break
+            except _Lost:
+                # every worker holding the scattered parameters died (Dask reruns
+                # lost tasks, but cannot recreate scattered data): scatter again
+                if attempt == RESUBMISSIONS or c.status != "running":
+                    raise
+            finally:
+                params_args.release()
         if res is None:
             raise ValueError("tracegrad.distributed: data holds no batches")
         value, g, n = res
