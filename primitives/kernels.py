@@ -106,15 +106,20 @@ def as_float_contiguous(x, dtype):
 
 
 def num_threads():
-    """Threads for large kernel calls: ``TRACEGRAD_NUM_THREADS``, else ``OMP_NUM_THREADS``
-    (which Dask's worker processes set to 1), else the CPUs this process may use."""
-    for var in ("TRACEGRAD_NUM_THREADS", "OMP_NUM_THREADS"):
-        env = os.environ.get(var, "").strip()
-        if env:
-            try:
-                return max(1, int(env))
-            except ValueError:
-                raise ValueError(f"{var}={env!r}: expected a positive integer number of threads") from None
+    """Threads for large kernel calls: ``TRACEGRAD_NUM_THREADS``, else the CPUs this
+    process may use.
+
+    (Not ``OMP_NUM_THREADS``: Dask's local clusters set it to 1 in the process
+    that starts them, for their workers; ``tracegrad.distributed``'s tasks set
+    ``TRACEGRAD_NUM_THREADS=1`` in the worker processes instead.)
+    """
+    env = os.environ.get("TRACEGRAD_NUM_THREADS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            raise ValueError(f"TRACEGRAD_NUM_THREADS={env!r}: expected a positive integer "
+                             "number of threads") from None
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1

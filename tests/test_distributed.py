@@ -7,6 +7,7 @@ bad shards and bad arguments, the embedded cluster's loopback-only
 addresses, and ``map`` over a sweep.  Every wait is bounded.
 """
 import os
+import pathlib
 import signal
 import threading
 import time
@@ -29,8 +30,19 @@ from tracegrad.distributed import _tree_sum  # noqa: E402
 TIMEOUT = 120  # seconds: every wait of these tests is bounded
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _workers_import_this_module():
+    """Dask pickles the losses below by reference (``tests.test_distributed._loss``):
+    worker processes, spawned with this process's ``sys.path``, find it from the
+    repository's root (pytest's entry point does not put it there)."""
+    root = str(pathlib.Path(__file__).resolve().parent.parent)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(root)
+        yield
+
+
 @pytest.fixture(scope="module")
-def client():
+def client(_workers_import_this_module):
     with tdist.local_cluster(2) as cluster:
         with distributed.Client(cluster, set_as_default=False) as c:
             c.wait_for_workers(2, timeout=TIMEOUT)

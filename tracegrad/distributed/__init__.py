@@ -62,19 +62,22 @@ DASK_TRIM_DEFAULT = "65536"
 _worker_tuned = False
 
 
-def _tune_worker_malloc():
+def _setup_worker():
+    """Once per worker process: one kernel thread per task (Dask runs tasks in
+    parallel; ``TRACEGRAD_NUM_THREADS`` unless set), and the malloc tuning."""
     global _worker_tuned
     if _worker_tuned:
         return
     _worker_tuned = True
     env = os.environ
+    env.setdefault("TRACEGRAD_NUM_THREADS", "1")
     if (env.get("TRACEGRAD_MALLOC_TUNING", "1").strip() == "0" or _allocator.tuned
             or env.get("MALLOC_TRIM_THRESHOLD_") != DASK_TRIM_DEFAULT
             or "MALLOC_MMAP_THRESHOLD_" in env):
         return
     trim = _allocator.TRIM_THRESHOLD
     try:
-        from distributed import get_worker
+        from distributed import get_worker  # lazy: optional extra
 
         limit = get_worker().memory_manager.memory_limit
         if limit:
@@ -85,7 +88,7 @@ def _tune_worker_malloc():
 
 
 def _shard_result(loss, nums, weighted, params_args, shard, label):
-    _tune_worker_malloc()
+    _setup_worker()
     params, args = to_arrays(params_args)
     shard = to_arrays(shard)
     full = (params, shard) + tuple(args)
@@ -142,6 +145,7 @@ def _combine_or_empty(a, b):
 
 
 def _map_call(fun, index, x):
+    _setup_worker()
     try:
         return fun(x)
     except Exception as e:

@@ -25,7 +25,7 @@ def import_distributed():
     """``(dask, distributed)``, or an ImportError naming the extra to install."""
     try:
         import dask  # lazy: Dask is an optional extra
-        import distributed
+        import distributed  # lazy: distributed is an optional extra
     except ImportError as e:
         raise ImportError(
             "tracegrad.distributed runs on Dask: install it with "

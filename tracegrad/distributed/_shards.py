@@ -35,8 +35,8 @@ def _is_dask_array(x):
 
 def _kind(x):
     """'array', 'bag', 'dataframe', 'delayed', 'future' or None."""
-    import dask
-    from distributed import Future
+    import dask  # lazy: Dask is an optional extra
+    from distributed import Future  # lazy: optional extra
 
     if isinstance(x, Future):
         return "future"
