@@ -226,7 +226,9 @@ def value_and_grad(loss, argnums=0, *, reduce="sum", client=None, timeout=None):
     loss : callable
         ``loss(params, shard, *args) -> scalar``, an ordinary tracegrad-
         differentiable function of one shard (jit inside it is fine).  It and
-        the parameters are pickled to the workers (cloudpickle).
+        the parameters are pickled to the workers: a function of the script
+        being run (``__main__``) by value, a function of a module by
+        reference, so the workers must be able to import that module.
     argnums : int or tuple of ints, optional
         Positions of ``loss``'s arguments to differentiate: 0 (``params``,
         the default) or the extra arguments 2, 3, ...; never 1 (the shard).
