@@ -93,7 +93,8 @@ def test_mean_and_sum_equal_one_process(client):
 
 def test_uneven_shards_mean_weights_by_length(client):
     X, y, _, _ = _data(n=500)
-    Xd, yd = da.from_array(X, chunks=((100, 250, 150), (4,))), da.from_array(y, chunks=((100, 250, 150),))
+    chunks = (100, 0, 250, 150)  # an empty shard weighs nothing
+    Xd, yd = da.from_array(X, chunks=(chunks, (4,))), da.from_array(y, chunks=(chunks,))
     v, g = tdist.value_and_grad(_loss, reduce="mean", client=client, timeout=TIMEOUT)(
         PARAMS, (Xd, yd))
     v0, g0 = tg.value_and_grad(_loss)(PARAMS, (X, y))
@@ -134,6 +135,7 @@ def test_jit_inside_the_loss_extra_args_and_argnums(client):
         return tnp.sum((x @ w - t) ** 2) * c
 
     w = np.ones(4)
+    loss(w, (X[:75], y[:75]), 0.5)  # a warm jit cache travels with the function (pickled)
     (gw, gc) = tdist.grad(loss, argnums=(0, 2), client=client, timeout=TIMEOUT)(w, (Xd, yd), 0.5)
     gw0, gc0 = tg.grad(loss, argnums=(0, 2))(w, (X, y), 0.5)
     np.testing.assert_allclose(gw, gw0, rtol=1e-12)
@@ -261,6 +263,16 @@ def test_argument_errors():
         tdist.value_and_grad(_loss, reduce="max")
     with pytest.raises(TypeError, match="loss must be callable"):
         tdist.value_and_grad(3)
+    with pytest.raises(TypeError, match="argnums must be an int or a tuple of ints"):
+        tdist.value_and_grad(_loss, argnums=True)
+    tdist.value_and_grad(_loss, argnums=np.int64(0))  # NumPy integers are ints
+
+
+def test_a_closed_client_is_a_clear_error(client):
+    with distributed.Client(client.scheduler.address, set_as_default=False) as other:
+        pass
+    with pytest.raises(ValueError, match="is closed: pass an open distributed.Client"):
+        tdist.value_and_grad(_loss, client=other)(PARAMS, tuple(_data()[2:]))
 
 
 def test_timeout_is_a_clear_error(client):

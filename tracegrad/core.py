@@ -393,6 +393,9 @@ class ShapedArray(tuple):
     dtype = property(lambda self: self[1])
     ndim = property(lambda self: len(self[0]))
 
+    def __getnewargs__(self):  # pickle (a jitted function's cache keys travel to Dask workers)
+        return tuple(self)
+
     def __repr__(self):
         return f"ShapedArray({self[0]}, {self[1]})"
 

@@ -18,6 +18,7 @@ worker process per CPU, listening on 127.0.0.1 only, started once and reused
 Dask is an optional extra: ``pip install -e ".[distributed]"``.
 """
 import functools
+import operator
 import os
 import time
 
@@ -100,9 +101,9 @@ def _shard_result(loss, nums, weighted, params_args, shard, label):
         _raise_with_label(e, label)
     n = shard_size(shard)
     value = np.asarray(value)
-    if weighted:
-        value = value * n
-        g = tree_map(lambda x: x * n, g)
+    if weighted:  # an empty shard weighs nothing (its mean, 0/0, is NaN)
+        value = value * n if n else np.zeros_like(value)
+        g = tree_map((lambda x: x * n) if n else np.zeros_like, g)
     return value, g, n
 
 
@@ -157,9 +158,17 @@ def _map_call(fun, index, x):
 
 
 def _normalize_argnums(argnums):
-    single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
-    if not nums or not all(isinstance(i, int) and not isinstance(i, bool) for i in nums):
+    def index(i):
+        if isinstance(i, bool):
+            raise TypeError
+        return operator.index(i)
+
+    single = not isinstance(argnums, (tuple, list))
+    try:
+        nums = (index(argnums),) if single else tuple(index(i) for i in argnums)
+    except TypeError:
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}") from None
+    if not nums:
         raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
     if any(i < 0 for i in nums):
         raise ValueError(f"argnums {argnums!r}: give non-negative positions of "
@@ -319,6 +328,9 @@ def value_and_grad(loss, argnums=0, *, reduce="sum", client=None, timeout=None):
         if res is None:
             raise ValueError("tracegrad.distributed: data holds no batches")
         value, g, n = res
+        if weighted and n == 0:
+            raise ValueError("tracegrad.distributed: reduce='mean' over data with no rows "
+                             "(every shard is empty)")
         if weighted:
             value = value / n
             g = tree_map(lambda x: x / n, g)

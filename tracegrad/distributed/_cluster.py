@@ -70,6 +70,9 @@ def get_client(client=None, security=None):
     """
     _, distributed = import_distributed()
     if client is not None:
+        if client.status in ("closed", "closing"):
+            raise ValueError(f"client={client!r} is closed: pass an open distributed.Client, "
+                             "or none to use the current or the embedded one")
         return client
     try:
         return distributed.get_client()
@@ -92,6 +95,8 @@ def get_client(client=None, security=None):
             return found
         global _embedded
         if _embedded is None or _embedded[1].status in ("closed", "closing"):
+            if _embedded is not None:  # its client was closed: close its cluster too
+                _embedded[0].close()
             cluster = local_cluster()
             _embedded = (cluster, distributed.Client(cluster, set_as_default=False))
         return _embedded[1]
