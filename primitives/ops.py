@@ -120,6 +120,11 @@ from .indexing import (
     gather,
     scatter_add,
 )
+from .conv import (
+    col2im,
+    conv_output_shape,
+    im2col,
+)
 from .linalg import (
     cholesky,
     det,
@@ -255,9 +260,11 @@ __all__ = [
     "ceil",
     "cholesky",
     "clip",
+    "col2im",
     "complex",
     "concatenate",
     "conj",
+    "conv_output_shape",
     "convert_element_type",
     "cos",
     "cos_grad",
@@ -305,6 +312,7 @@ __all__ = [
     "hypot_grad",
     "igamma",
     "igammac",
+    "im2col",
     "imag",
     "integer_pow",
     "inv",

@@ -40,6 +40,7 @@ from .core import (
 )
 from .elementwise import add, mul
 from .batching import defbatch_axes
+from .conv import window_kernels
 from .kernels import FLOAT_DTYPES, kernel
 from .structural import _expand_reduced, pad, reduce_sum, reshape, slice, transpose
 
@@ -688,6 +689,26 @@ def _nondiff_reduction(name, np_fn, dtype, needs_elements):
 
 
 argmax_p = _nondiff_reduction("argmax", np.argmax, np.intp, True)
+
+
+@argmax_p.def_impl
+def _argmax_impl(x, *, axes):
+    """NumPy's ``argmax``, except along a non-last axis of a float32/float64
+    array (a window reduction's layout, ``(..., K, L)``): there NumPy does not
+    vectorize across the trailing axes (1.7-2.9 ms for ``(64, 6, 4, 144)``
+    float32 here) and the kernel ``argmax_mid`` walks them innermost.  Same
+    result: the first maximum, a NaN counting as the maximum."""
+    x = np.asarray(x)
+    if len(axes) == 1 and x.ndim >= 2 and axes[0] != x.ndim - 1 and x.size and (
+            x.dtype in (np.float32, np.float64)):
+        a = axes[0]
+        m, k = math.prod(x.shape[:a]), x.shape[a]
+        rest = x.shape[a + 1:]
+        out = np.empty((m, math.prod(rest)), dtype=np.intp)
+        window_kernels().argmax_mid(np.ascontiguousarray(x).reshape(m, k, -1), out)
+        return out.reshape(x.shape[:a] + rest)
+    return np.asarray(np.argmax(x, axis=axes[0] if len(axes) == 1 else axes))[()]
+
 argmin_p = _nondiff_reduction("argmin", np.argmin, np.intp, True)
 reduce_all_p = _nondiff_reduction("reduce_all", np.all, np.bool_, False)
 reduce_any_p = _nondiff_reduction("reduce_any", np.any, np.bool_, False)

@@ -154,6 +154,7 @@ TNP = _Lazy(
     linalg=_Lazy("tracegrad.numpy.linalg"),
     nn=_Lazy("tracegrad.nn"),
     ops=_Lazy("tracegrad.primitives.ops"),
+    lax=_Lazy("tracegrad.lax"),
     scipy_linalg=_Lazy("tracegrad.scipy.linalg"),
     special=_Lazy("tracegrad.scipy.special"),
 )
@@ -191,6 +192,30 @@ class _NP:
         import scipy.linalg  # lazy: SciPy is only the reference here
 
         return scipy.linalg
+
+    class lax:
+        """NumPy references of ``tracegrad.lax``'s convolutions (channels first, no groups)."""
+
+        @staticmethod
+        def conv_general_dilated(x, w, window_strides, padding, lhs_dilation=None,
+                                 rhs_dilation=None):
+            n = x.ndim - 2
+            rd = rhs_dilation or (1,) * n
+            x = np.pad(x, ((0, 0), (0, 0)) + tuple(padding))
+            k = tuple((s - 1) * d + 1 for s, d in zip(w.shape[2:], rd))
+            win = np.lib.stride_tricks.sliding_window_view(x, k, axis=tuple(range(2, n + 2)))
+            win = win[(Ellipsis,) + tuple(slice(None, None, d) for d in rd)]
+            win = win[(slice(None), slice(None)) + tuple(slice(None, None, s)
+                                                         for s in window_strides)]
+            return np.einsum("ncpqkl,ockl->nopq", win, w)
+
+        @staticmethod
+        def conv_general_dilated_patches(x, filter_shape, window_strides, padding):
+            win = np.lib.stride_tricks.sliding_window_view(np.pad(
+                x, ((0, 0), (0, 0)) + tuple(padding)), filter_shape, axis=(2, 3))
+            win = win[:, :, ::window_strides[0], ::window_strides[1]]
+            nb, c, p, q = win.shape[:4]
+            return win.transpose(0, 1, 4, 5, 2, 3).reshape(nb, -1, p, q)
 
     class ops:
         """References of primitives public only through another layer (``torch.erf``)."""
@@ -878,6 +903,13 @@ row("nn.dot_product_attention", "", lambda ns, q, k, v, b: ns.nn.dot_product_att
 row("nn.dot_product_attention", "causal",
     lambda ns, q, k, v: ns.nn.dot_product_attention(q, k, v, is_causal=True),
     A((normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2))), tol=1e-4)
+row("lax.conv_general_dilated", "",
+    lambda ns, x, w: ns.lax.conv_general_dilated(x, w, (2, 1), ((1, 0), (2, 1)),
+                                                 rhs_dilation=(1, 2)),
+    A((normal, (2, 3, 5, 4)), (normal, (2, 3, 2, 2))), numpy_dispatch=False)
+row("lax.conv_general_dilated_patches", "",
+    lambda ns, x: ns.lax.conv_general_dilated_patches(x, (2, 3), (1, 2), ((0, 1), (1, 1))),
+    A((normal, (2, 2, 4, 5))), numpy_dispatch=False)
 row("linalg.svd", "values", lambda ns, a: ns.linalg.svd(a, compute_uv=False), A((normal, (3, 2))))
 row("linalg.svd", "vectors",
     # singular vectors up to sign: fix the sign of each column of u

@@ -3,7 +3,9 @@
 ``cond``, ``switch``, ``select``, ``fori_loop``, ``while_loop``, ``scan``,
 ``map``, ``associative_scan``, ``dynamic_slice``, ``dynamic_update_slice``,
 ``dynamic_index_in_dim``, ``stop_gradient``; carries and outputs are
-pytrees.
+pytrees.  Convolution: ``conv_general_dilated``, ``conv`` and
+``conv_general_dilated_patches`` (from the ``im2col`` primitive and
+``matmul``).
 
 These run as Python code over tracegrad's functions, so they compose with
 every transform as the loops they stand for do: ``grad`` and ``jvp``
@@ -21,10 +23,13 @@ under ``vmap``, or staged -- is handled as JAX handles a batched one:
 
 Compiled loops (primitives with sub-IRs) are the next stage of ``jit``.
 """
+import math
+
 import numpy as np
 
 from . import numpy as tnp
-from .core import ShapedArray, Tracer, concrete_value, dtype_of, is_concrete
+from .core import ShapedArray, Tracer, concrete_value, dtype_of, is_concrete, shape_of
+from .primitives import ops
 from .interpreters.batching import example_values, has_values
 from .interpreters.staging import StagingTracer
 from .transforms import stop_gradient
@@ -37,7 +42,7 @@ from .tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leave
 __all__ = [
     "cond", "switch", "select", "fori_loop", "while_loop", "scan", "map",
     "associative_scan", "dynamic_slice", "dynamic_update_slice", "dynamic_index_in_dim",
-    "stop_gradient",
+    "stop_gradient", "conv_general_dilated", "conv", "conv_general_dilated_patches",
 ]
 
 
@@ -654,3 +659,242 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
     sizes[ax] = 1
     out = dynamic_slice(operand, starts, sizes)
     return out if keepdims else tnp.squeeze(out, axis=ax)
+
+
+# --------------------------------------------------------------------------
+# convolution (built from the im2col primitive and matmul, so every
+# transform and every order of derivative works)
+
+
+def _conv_specs(dimension_numbers, ndim):
+    """Permutations taking (lhs, rhs, out) to channels-first layouts, from
+    JAX's string form ``("NCHW", "OIHW", "NCHW")`` (spatial axes matched by
+    letter, in the order of the lhs spec) or None (channels first)."""
+    if dimension_numbers is None:
+        ident = tuple(range(ndim))
+        return ident, ident, ident
+    if len(dimension_numbers) != 3 or not all(isinstance(s, str) and len(s) == ndim
+                                              for s in dimension_numbers):
+        raise ValueError(
+            "conv_general_dilated: dimension_numbers must be None or three strings of "
+            f"{ndim} letters such as ('NCHW', 'OIHW', 'NCHW'), got {dimension_numbers!r}"
+        )
+    lhs, rhs, out = dimension_numbers
+    spatial = [c for c in lhs if c not in "NC"]
+    try:
+        return (tuple(lhs.index(c) for c in "NC" + "".join(spatial)),
+                tuple(rhs.index(c) for c in "OI" + "".join(spatial)),
+                tuple(out.index(c) for c in "NC" + "".join(spatial)))
+    except ValueError:
+        raise ValueError(
+            f"conv_general_dilated: the specs {dimension_numbers!r} must name the batch (N) "
+            "and feature (C) axes of lhs and out, the O and I axes of rhs, and the same "
+            "spatial letters in all three") from None
+
+
+def _conv_padding(padding, spatial, kernel, strides, rhs_dilation):
+    n = len(spatial)
+    if isinstance(padding, str):
+        mode = padding.upper()
+        if mode == "VALID":
+            return ((0, 0),) * n
+        if mode not in ("SAME", "SAME_LOWER"):
+            raise ValueError(f"padding must be 'VALID', 'SAME', 'SAME_LOWER' or a sequence of "
+                             f"(low, high) pairs, got {padding!r}")
+        pads = []
+        for s, k, st, d in zip(spatial, kernel, strides, rhs_dilation):
+            out = -(-s // st)
+            total = max((out - 1) * st + (k - 1) * d + 1 - s, 0)
+            lo = total // 2 if mode == "SAME" else total - total // 2
+            pads.append((lo, total - lo))
+        return tuple(pads)
+    pads = tuple((int(lo), int(hi)) for lo, hi in padding)
+    if len(pads) != n:
+        raise ValueError(f"padding needs one (low, high) pair per spatial axis ({n}), "
+                         f"got {padding!r}")
+    return pads
+
+
+def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
+                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
+                         batch_group_count=1, precision=None, preferred_element_type=None):
+    """N-dimensional convolution (cross-correlation, as in deep learning), JAX's signature.
+
+    ``out[n, o, p] = sum_{c, j} lhs_padded[n, g*Cg + c, p*stride + j*rhs_dilation]
+    * rhs[o, c, j]`` with ``g = o // (O / feature_group_count)``.
+
+    Parameters
+    ----------
+    lhs : array or tracer
+        Input, ``(N, C, S_1, ..., S_n)`` by default.
+    rhs : array or tracer
+        Kernel, ``(O, C / feature_group_count, k_1, ..., k_n)`` by default.
+    window_strides : sequence of int
+        One per spatial axis.
+    padding : str or sequence of (int, int)
+        ``"VALID"``, ``"SAME"`` (output size ``ceil(S / stride)``, the extra
+        padding after), ``"SAME_LOWER"`` (the extra before), or ``(low,
+        high)`` per axis (negative entries crop).
+    lhs_dilation, rhs_dilation : sequence of int, optional
+        Input dilation (``d - 1`` zeros between elements: a transposed
+        convolution) and kernel dilation ("atrous").
+    dimension_numbers : tuple of 3 str, optional
+        Layouts of lhs, rhs and the output, e.g. ``("NHWC", "HWIO",
+        "NHWC")``; default channels first (``NCHW``, ``OIHW``, ``NCHW``).
+    feature_group_count : int, optional
+        Grouped convolution: ``C`` and ``O`` split into that many groups.
+    batch_group_count, precision, preferred_element_type
+        Only the defaults (1, None, None) are supported.
+
+    Returns
+    -------
+    array or tracer
+        ``(N, O, O_1, ..., O_n)`` in the output layout; the dtype is the
+        operands' common dtype.
+
+    Raises
+    ------
+    ValueError
+        Operands of different ranks, channel counts that do not match the
+        groups, bad padding or dimension numbers.
+    NotImplementedError
+        ``batch_group_count`` other than 1 or a ``preferred_element_type``.
+
+    Notes
+    -----
+    Computed as ``rhs @ im2col(lhs)`` (one ``matmul`` per example and
+    group); the reverse rules are those of ``im2col`` (``col2im``) and
+    ``matmul``.
+    """
+    if batch_group_count != 1 or preferred_element_type is not None:
+        raise NotImplementedError("conv_general_dilated: batch_group_count and "
+                                  "preferred_element_type are not supported")
+    nd = len(np.shape(lhs))
+    if len(np.shape(rhs)) != nd or nd < 3:
+        raise ValueError(f"conv_general_dilated: lhs and rhs need the same rank (at least 3), "
+                         f"got shapes {np.shape(lhs)} and {np.shape(rhs)}")
+    lp, rp, op = _conv_specs(dimension_numbers, nd)
+    x = tnp.transpose(lhs, lp) if lp != tuple(range(nd)) else tnp.asarray(lhs)
+    w = tnp.transpose(rhs, rp) if rp != tuple(range(nd)) else tnp.asarray(rhs)
+    dt = np.result_type(x.dtype, w.dtype)
+    x, w = x.astype(dt), w.astype(dt)
+    n = nd - 2
+    strides = tuple(int(s) for s in window_strides)
+    lhs_dilation = (1,) * n if lhs_dilation is None else tuple(int(d) for d in lhs_dilation)
+    rhs_dilation = (1,) * n if rhs_dilation is None else tuple(int(d) for d in rhs_dilation)
+    if any(d > 1 for d in lhs_dilation):
+        if isinstance(padding, str):
+            raise ValueError("conv_general_dilated: string padding is not defined for a "
+                             "transposed convolution (lhs_dilation > 1); pass (low, high) "
+                             "pairs")
+        x = tnp.asarray(ops.pad(x, ((0, 0, 0),) * 2 + tuple((0, 0, d - 1) for d in lhs_dilation)))
+    out = tnp.asarray(conv_nchw(
+        x, w, strides, _conv_padding(padding, x.shape[2:], w.shape[2:], strides, rhs_dilation),
+        rhs_dilation, int(feature_group_count)))
+    if op != tuple(range(nd)):
+        out = tnp.transpose(out, tuple(np.argsort(op)))
+    return out
+
+
+def conv_nchw(x, w, strides, padding, dilation, groups):
+    """Convolution of channels-first operands: the core of
+    :func:`conv_general_dilated` (and of the PyTorch layer's ``conv*d``).
+
+    ``x`` is ``(N, C, S...)``, ``w`` is ``(O, C / groups, k...)``;
+    ``padding`` holds ``(low, high)`` pairs (negative entries crop).
+    Returns ``(N, O, O_1, ...)``.
+    """
+    xs, ws = tuple(shape_of(x)), tuple(shape_of(w))
+    n = len(xs) - 2
+    N, C, O, Cg = xs[0], xs[1], ws[0], ws[1]
+    if groups < 1 or C % groups or O % groups or C // groups != Cg:
+        raise ValueError(
+            f"convolution: an input of {C} channels and a kernel of shape {ws} do not fit "
+            f"{groups} group(s): C must be groups * kernel.shape[1] and O a multiple of groups"
+        )
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
+        x = ops.slice(x, (0, 0) + tuple(max(-lo, 0) for lo, _ in padding),
+                      xs[:2] + tuple(s - max(-hi, 0) for s, (_, hi) in zip(xs[2:], padding)))
+        padding = tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding)
+    kernel = ws[2:]
+    cols = ops.im2col(x, kernel, strides, padding, dilation)
+    out_sp = tuple(shape_of(cols))[2 + n:]
+    K, L = math.prod(kernel), math.prod(out_sp)
+    if groups == 1:
+        out = ops.matmul(ops.reshape(w, (O, C * K)), ops.reshape(cols, (N, C * K, L)))
+    else:
+        out = ops.matmul(ops.reshape(w, (groups, O // groups, Cg * K)),
+                         ops.reshape(cols, (N, groups, Cg * K, L)))
+    return ops.reshape(out, (N, O) + out_sp)
+
+
+def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+    """:func:`conv_general_dilated` without dilation or groups (JAX's ``lax.conv``).
+
+    Parameters
+    ----------
+    lhs : array or tracer
+        ``(N, C, S...)``.
+    rhs : array or tracer
+        ``(O, C, k...)``.
+    window_strides : sequence of int
+    padding : str or sequence of (int, int)
+
+    Returns
+    -------
+    array or tracer
+        ``(N, O, O_1, ...)``.
+    """
+    return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
+                                 rhs_dilation=None, dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+    """Every window of ``lhs`` as features (JAX's ``lax.conv_general_dilated_patches``).
+
+    Parameters
+    ----------
+    lhs : array or tracer
+        ``(N, C, S...)`` by default (``dimension_numbers`` as in
+        :func:`conv_general_dilated`).
+    filter_shape : sequence of int
+        The window ``(k_1, ..., k_n)``.
+    window_strides, padding, lhs_dilation, rhs_dilation
+        As in :func:`conv_general_dilated`.
+
+    Returns
+    -------
+    array or tracer
+        ``(N, C * k_1 * ... * k_n, O_1, ..., O_n)`` in the output layout:
+        feature ``c * K + j`` is input channel ``c`` at kernel offset ``j``
+        (row-major over the window), as in JAX.
+    """
+    if preferred_element_type is not None:
+        raise NotImplementedError("conv_general_dilated_patches: preferred_element_type is "
+                                  "not supported")
+    nd = len(np.shape(lhs))
+    lp, _, op = _conv_specs(None if dimension_numbers is None else
+                            (dimension_numbers[0], "OI" + "".join(
+                                c for c in dimension_numbers[0] if c not in "NC"),
+                             dimension_numbers[2]), nd)
+    x = tnp.transpose(lhs, lp) if lp != tuple(range(nd)) else tnp.asarray(lhs)
+    n = nd - 2
+    kernel = tuple(int(k) for k in filter_shape)
+    strides = tuple(int(s) for s in window_strides)
+    lhs_dilation = (1,) * n if lhs_dilation is None else tuple(int(d) for d in lhs_dilation)
+    rhs_dilation = (1,) * n if rhs_dilation is None else tuple(int(d) for d in rhs_dilation)
+    if any(d > 1 for d in lhs_dilation):
+        x = tnp.asarray(ops.pad(x, ((0, 0, 0),) * 2 + tuple((0, 0, d - 1) for d in lhs_dilation)))
+    pads = _conv_padding(padding, x.shape[2:], kernel, strides, rhs_dilation)
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        x = x[(slice(None), slice(None)) + tuple(
+            slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(x.shape[2:], pads))]
+        pads = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    cols = ops.im2col(x, kernel, strides, pads, rhs_dilation)
+    s = tuple(np.shape(cols))
+    out = tnp.asarray(ops.reshape(cols, (s[0], s[1] * int(np.prod(kernel))) + s[2 + n:]))
+    if op != tuple(range(nd)):
+        out = tnp.transpose(out, tuple(np.argsort(op)))
+    return out
