@@ -31,6 +31,7 @@ __all__ = [
     "reduce_sum",
     "convert_element_type",
     "concatenate",
+    "split",
     "stack_rows",
     "slice",
     "pad",
@@ -422,6 +423,63 @@ def concatenate(xs, axis):
     if len(xs) == 1:
         return xs[0]
     return concatenate_p.bind(*xs, axis=int(axis))
+
+
+# --------------------------------------------------------------------------
+# split: consecutive pieces of static sizes along one axis (the transpose of
+# concatenate), one operation however many pieces
+split_p = Primitive("split", multiple_results=True)
+split_p.reads = ((), False)
+split_p.torch_name = "SplitWithSizesBackward0"
+
+
+@split_p.def_impl
+def _split_impl(x, *, sizes, axis):
+    x = np.asarray(x)
+    return np.split(x, np.cumsum(sizes[:-1]).tolist(), axis=axis)
+
+
+@split_p.def_abstract_eval
+def _split_aval(x, *, sizes, axis):
+    if sum(sizes) != x.shape[axis] or any(k < 0 for k in sizes):
+        raise ValueError(f"split: sizes {sizes} do not partition axis {axis} of length "
+                         f"{x.shape[axis]}")
+    out = []
+    for k in sizes:
+        shape = list(x.shape)
+        shape[axis] = k
+        out.append(ShapedArray(tuple(shape), x.dtype))
+    return out
+
+
+def _split_jvp(primals, tangents, *, sizes, axis):
+    (x,), (t,) = primals, tangents
+    ans = split_p.bind(x, sizes=sizes, axis=axis)
+    return ans, (None if t is None else split_p.bind(t, sizes=sizes, axis=axis))
+
+
+def _split_vjp(ct, ans, x, *, sizes, axis):
+    # pieces without a cotangent are symbolic zeros: materialize them for the join
+    pieces = [zeros_like(a) if c is None else c for c, a in zip(ct, ans)]
+    return concatenate(pieces, axis)
+
+
+split_p.jvp = _split_jvp
+defvjp(split_p, _split_vjp)
+defbatch_axes(split_p, "axis")
+
+
+def split(x, sizes, axis):
+    """Consecutive pieces of ``x`` along ``axis`` (non-negative int), of lengths
+    ``sizes`` (summing to ``x.shape[axis]``).  The cotangent is the
+    concatenation of the pieces' cotangents (zeros where a piece has none).
+
+    Returns
+    -------
+    list of arrays or tracers
+    """
+    sizes = tuple(int(k) for k in sizes)
+    return list(split_p.bind(x, sizes=sizes, axis=int(axis)))
 
 
 def stack_rows(rows):

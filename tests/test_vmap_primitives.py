@@ -343,6 +343,28 @@ case(
     V([real(2, 1), real(2, 3)], {"axis": 1}),
 )
 case(
+    "split",
+    V([real(5, 3)], {"sizes": (2, 0, 3), "axis": 0}, FIB),
+    V([real(2, 4)], {"sizes": (1, 3), "axis": 1}),
+)
+case(
+    "im2col",
+    V([real(2, 3, 5, 4)], {"kernel_size": (2, 3), "stride": (2, 1), "padding": ((1, 0), (1, 2)),
+                           "dilation": (1, 2), "pad_value": 0.0}),
+    V([real(1, 2, 6)], {"kernel_size": (3,), "stride": (2,), "padding": ((1, 1),),
+                        "dilation": (1,), "pad_value": -1.5}),
+    V([real(1, 1, 3, 2, 3)], {"kernel_size": (2, 1, 2), "stride": (1, 1, 1),
+                              "padding": ((0, 0), (0, 1), (1, 0)), "dilation": (1, 1, 1),
+                              "pad_value": 0.0}),
+)
+case(
+    "col2im",
+    V([real(2, 3, 2, 3, 3, 3)], {"spatial": (5, 4), "kernel_size": (2, 3), "stride": (2, 1),
+                                 "padding": ((1, 0), (1, 2)), "dilation": (1, 2)}),
+    V([real(1, 2, 3, 3)], {"spatial": (6,), "kernel_size": (3,), "stride": (2,),
+                           "padding": ((1, 1),), "dilation": (1,)}),
+)
+case(
     "slice",
     V([real(5, 6)], {"start_indices": (1, 0), "limit_indices": (4, 6), "strides": (2, 3)}, FIB),
     V([real(7)], {"start_indices": (2,), "limit_indices": (7,), "strides": (1,)}),

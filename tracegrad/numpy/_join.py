@@ -277,8 +277,10 @@ def array_split(ary, indices_or_sections, axis=0):
 
     Notes
     -----
-    Each piece is a slice: its cotangent is scattered (zero-padded) back
-    into ``ary``'s shape, and the pieces' contributions add up.
+    Split points that partition the axis (non-decreasing, within it) are
+    one ``split`` operation, whose cotangent is the concatenation of the
+    pieces' cotangents; other points (Python slicing semantics) give one
+    slice per piece.
     """
     ary = _array(ary)
     axis = normalize_axis_index(axis, ary.ndim)
@@ -292,6 +294,9 @@ def array_split(ary, indices_or_sections, axis=0):
         points = np.cumsum(sizes).tolist()
     else:
         points = [0] + [operator.index(i) for i in indices_or_sections] + [total]
+    if all(0 <= a <= b <= total for a, b in zip(points[:-1], points[1:])):
+        # a partition of the axis: one split operation (its cotangent is one concatenation)
+        return ops.split(ary, [b - a for a, b in zip(points[:-1], points[1:])], axis)
     pre = (slice(None),) * axis
     return [getitem(ary, pre + (slice(a, b),)) for a, b in zip(points[:-1], points[1:])]
 
