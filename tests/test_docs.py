@@ -52,6 +52,9 @@ PUBLIC_MODULES = (
     tracegrad.viz,
     tracegrad.torch.viz,
     tracegrad.torch.testing,
+    tracegrad.lax,
+    tracegrad.torch.linalg,
+    tracegrad.torch.nn.functional,
 )
 
 

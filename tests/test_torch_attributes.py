@@ -319,7 +319,7 @@ def _torch_modules():
 
 @pytest.mark.parametrize("module", list(_torch_modules()), ids=lambda m: m.__name__)
 def test_a_missing_name_is_an_attribute_error(module):
-    assert not hasattr(module, "utils" if module is tt else "no_such_name")
+    assert not hasattr(module, "jit" if module is tt else "no_such_name")
     with pytest.raises(AttributeError):
         getattr(module, "no_such_name")
     missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
@@ -327,7 +327,8 @@ def test_a_missing_name_is_an_attribute_error(module):
 
 
 def test_the_submodules_come_with_the_package():
-    for name in ("autograd", "cuda", "func", "nn", "optim", "testing", "viz"):
+    for name in ("autograd", "cuda", "func", "nn", "optim", "testing", "utils", "viz"):
         assert getattr(tt, name).__name__ == f"tracegrad.torch.{name}"
+    assert tt.utils.data.__name__ == "tracegrad.torch.utils.data"
     assert tt.autograd.functional.__name__ == "tracegrad.torch.autograd.functional"
     assert callable(tt.autograd.gradcheck) and callable(tt.autograd.gradgradcheck)

@@ -5,9 +5,9 @@
 (in submodules) ``nn``, ``optim`` and ``testing``.  The derivatives are
 tracegrad's: every operation is made of tracegrad primitives, recorded by the
 same reverse-mode machinery as ``tracegrad.vjp``.  CPU only.  The submodules
-``autograd``, ``cuda``, ``func``, ``nn``, ``optim``, ``testing`` and ``viz``
-are imported with the package, as PyTorch's.  See the README section
-"PyTorch compatibility" for what is supported and the differences.
+``autograd``, ``cuda``, ``func``, ``linalg``, ``nn``, ``optim``, ``testing``,
+``utils`` and ``viz`` are imported with the package, as PyTorch's.  See the README
+section "PyTorch compatibility" for what is supported and the differences.
 """
 from . import _dtype
 from ._dtype import (  # noqa: F401
@@ -91,8 +91,9 @@ def is_complex(input):
 
 # The submodules, loaded with the package as PyTorch's (together they add about
 # a tenth to the import time); a name that is not here is an AttributeError, so
-# hasattr(torch, "utils") is False.
-from . import cuda, func, nn, optim, testing, viz  # noqa: E402,F401
+# hasattr(torch, "jit") is False.
+from . import cuda, func, linalg, nn, optim, testing, utils, viz  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 
 
 __version__ = "2.13.0+tracegrad"

@@ -20,6 +20,12 @@ from .. import _creation, _ops
 from .._methods import _inplace
 from .._ops import _composite, _tensor_arg
 from .._tensor import Tensor
+from ._functional_loss import *  # noqa: F401,F403,E402  (more losses)
+from ._functional_loss import __all__ as _loss_all
+from ._functional_norm import *  # noqa: F401,F403,E402  (norms, embeddings, activations)
+from ._functional_norm import __all__ as _norm_all
+from ._functional_conv import *  # noqa: F401,F403,E402  (convolution, pooling, pad, resampling)
+from ._functional_conv import __all__ as _conv_all
 
 __all__ = [
     "linear", "relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax", "softplus",
@@ -27,6 +33,9 @@ __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
+__all__ += _loss_all
+__all__ += _norm_all
+__all__ += _conv_all
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
             "int64": "long int", "int32": "int", "bool": "bool"}
@@ -222,7 +231,17 @@ def relu(input, inplace=False):
 
 
 def relu_(input):
-    """In-place :func:`relu`."""
+    """In-place :func:`relu`.
+
+    Parameters
+    ----------
+    input : Tensor
+
+    Returns
+    -------
+    Tensor
+        ``input`` itself, rectified.
+    """
     return input.relu_()
 
 
@@ -1142,3 +1161,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         w = w.astype(dt)
     return _composite("BinaryCrossEntropyWithLogitsBackward0", _bce_logits, [x, y], x, y, w,
                       pw, reduction)
+
+
+# Attention last: it is built on linear and dropout above (imported from this module).
+from ._functional_attention import *  # noqa: F401,F403,E402
+from ._functional_attention import __all__ as _attn_all  # noqa: E402
+
+__all__ += _attn_all

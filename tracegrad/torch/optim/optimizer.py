@@ -11,15 +11,16 @@ PyTorch's layout: parameters are referred to by their position across the
 groups.
 """
 import copy
+import functools
 import math
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 import numpy as np
 
 from .. import _grad_mode
 from .._tensor import Tensor
-from ..nn.module import _zero_grad
+from ..nn.module import RemovableHandle, _zero_grad
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "required"]
 
@@ -57,6 +58,39 @@ class _Required:
 required = _Required()
 
 
+def _step_with_hooks(method):
+    """``method`` (an optimizer's ``step``) running the step pre- and post-hooks around it.
+
+    Hooks are called as ``hook(optimizer, args, kwargs)`` where, as in
+    PyTorch, ``args`` starts with the optimizer itself; a pre-hook may
+    return ``(args, kwargs)`` to replace them.  A ``step`` that calls
+    ``super().step()`` runs the hooks once.
+    """
+    @functools.wraps(method)
+    def step(self, *args, **kwargs):
+        if self.__dict__.get("_in_hooked_step"):
+            return method(self, *args, **kwargs)
+        args = (self, *args)
+        for hook in list(self.__dict__.get("_optimizer_step_pre_hooks", {}).values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{method} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        self._in_hooked_step = True
+        try:
+            out = method(*args, **kwargs)
+        finally:
+            self._in_hooked_step = False
+        for hook in list(self.__dict__.get("_optimizer_step_post_hooks", {}).values()):
+            hook(self, args, kwargs)
+        return out
+
+    step._runs_step_hooks = True
+    return step
+
+
 class Optimizer:
     """Base class of the optimizers.
 
@@ -83,10 +117,18 @@ class Optimizer:
         groups.
     """
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        method = cls.__dict__.get("step")
+        if method is not None and not getattr(method, "_runs_step_hooks", False):
+            cls.step = _step_with_hooks(method)
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -177,6 +219,45 @@ class Optimizer:
             for p in group["params"]:
                 _zero_grad(p, set_to_none)
 
+    def register_step_pre_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)``, called before each ``step``.
+
+        Parameters
+        ----------
+        hook : callable
+            Returns None, or ``(new_args, new_kwargs)`` for ``step``.
+
+        Returns
+        -------
+        RemovableHandle
+            ``handle.remove()`` unregisters the hook.
+
+        Raises
+        ------
+        RuntimeError
+            At ``step``, if the hook returns anything else.
+        """
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        """Register ``hook(optimizer, args, kwargs)``, called after each ``step``.
+
+        Parameters
+        ----------
+        hook : callable
+            Its return value is ignored.
+
+        Returns
+        -------
+        RemovableHandle
+        """
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    @_step_with_hooks
     def step(self, closure=None):
         """Update the parameters once (subclasses define the update).
 
@@ -292,6 +373,8 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
