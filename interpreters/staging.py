@@ -288,6 +288,12 @@ class StagingTrace(Trace):
         return var
 
     def process_primitive(self, prim, args, params):
+        for a in args:
+            if isinstance(a, Tracer) and a._trace.eager:
+                # a value of an eager trace (a tracegrad.torch tensor, whose data may
+                # be this trace's tracer): that trace runs the operation, and binds it
+                # on the data, as the eval trace hands such values over
+                return a._trace.process_primitive(prim, args, params)
         invars = [self.atom(a) for a in args]
         if prim.abstract_eval is None:
             raise NotImplementedError(

@@ -96,4 +96,6 @@ from . import cuda, func, linalg, nn, optim, testing, utils, viz  # noqa: E402,F
 from .serialization import load, save  # noqa: E402,F401
 
 
+from ._compile import compile  # noqa: E402,F401  (after nn: it compiles modules)
+
 __version__ = "2.13.0+tracegrad"

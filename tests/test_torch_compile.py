@@ -1,0 +1,130 @@
+"""``tracegrad.torch.compile`` over ``tracegrad.jit``: compiled calls give eager's values
+and gradients (functions, modules with parameters and BatchNorm buffers), trace once per
+input signature, fall back to eager at a graph break, and raise with ``fullgraph=True``.
+
+The oracle is tracegrad's own eager execution (real PyTorch's ``torch.compile``
+needs a C compiler for its default backend).
+"""
+import numpy as np
+import pytest
+
+import tracegrad.torch as torch
+from tracegrad.errors import ConcretizationTypeError, TracerBoolConversionError
+
+nn = torch.nn
+
+
+def test_function_values_gradients_and_one_trace_per_signature():
+    traces = []
+
+    def f(x, w, scale=2.0):
+        traces.append(1)
+        return (torch.tanh(x @ w) ** 2).sum() * scale
+
+    cf = torch.compile(f)
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    y = cf(x, w)
+    y.backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    want = f(x, w)
+    want.backward()
+    np.testing.assert_allclose(y.item(), want.item(), rtol=1e-14)
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-13)
+    np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-13)
+    assert y.grad_fn is not None
+    n = len(traces)
+    cf(x, w)
+    cf(x + 1, w)  # same signature: no new trace
+    assert len(traces) == n
+    cf(torch.randn(5, 3, dtype=torch.float64), w)  # a new shape traces again
+    assert len(traces) == n + 1
+    with torch.no_grad():
+        assert cf(x, w).grad_fn is None
+
+
+def test_decorator_forms_and_disable():
+    @torch.compile
+    def g(x):
+        return x * 3
+
+    @torch.compile(fullgraph=True)
+    def h(x):
+        return x.exp()
+
+    x = torch.arange(3.0)
+    np.testing.assert_array_equal(g(x).numpy(), [0, 3, 6])
+    np.testing.assert_allclose(h(x).numpy(), np.exp([0.0, 1.0, 2.0]), rtol=1e-6)
+    assert torch.compile(g.__wrapped__, disable=True) is g.__wrapped__
+
+
+def _twins(make):
+    torch.manual_seed(0)
+    eager = make()
+    compiled_mod = make()
+    compiled_mod.load_state_dict(eager.state_dict())
+    return eager, compiled_mod, torch.compile(compiled_mod)
+
+
+def test_module_parameters_get_gradients():
+    eager, mod, cm = _twins(lambda: nn.Sequential(nn.Linear(3, 5), nn.GELU(), nn.Linear(5, 2)))
+    x = torch.randn(7, 3)
+    out = cm(x)
+    out.square().mean().backward()
+    eager(x).square().mean().backward()
+    np.testing.assert_allclose(out.detach().numpy(), eager(x).detach().numpy(), rtol=1e-6)
+    for (name, p), q in zip(mod.named_parameters(), eager.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7,
+                                   err_msg=name)
+    assert list(cm.state_dict()) == list(mod.state_dict())
+    assert cm.training and "OptimizedModule" in repr(cm)
+
+
+def test_cnn_training_step_updates_batchnorm_statistics_as_eager():
+    def make():
+        return nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(4 * 3 * 3, 2))
+
+    eager, mod, cm = _twins(make)
+    x = torch.randn(5, 1, 8, 8)
+    y = torch.tensor([0, 1, 1, 0, 1])
+    for model in (eager, cm):
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+    for (name, a), b in zip(mod.state_dict().items(), eager.state_dict().values()):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+    for (name, p), q in zip(mod.named_parameters(), eager.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-6,
+                                   err_msg=name)
+    assert int(mod[1].num_batches_tracked) == 1
+    eager.eval()
+    cm.eval()  # a new mode is a new signature: the running statistics are used
+    np.testing.assert_allclose(cm(x).detach().numpy(), eager(x).detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_graph_break_runs_eagerly_and_fullgraph_raises():
+    calls = []
+
+    def g(x):
+        calls.append(1)
+        if x.sum() > 0:  # needs a concrete value: cannot be staged
+            return x * 2
+        return x * 3
+
+    cg = torch.compile(g)
+    np.testing.assert_array_equal(cg(torch.ones(3)).numpy(), [2, 2, 2])
+    np.testing.assert_array_equal(cg(-torch.ones(3)).numpy(), [-3, -3, -3])
+    with pytest.raises(TracerBoolConversionError):
+        torch.compile(g, fullgraph=True)(torch.ones(3))
+    assert issubclass(TracerBoolConversionError, ConcretizationTypeError)
+
+
+def test_non_tensor_output_is_a_graph_break():
+    def k(x):
+        return x.sum(), "label"
+
+    out = torch.compile(k)(torch.ones(2))
+    assert out[1] == "label" and out[0].item() == 2.0
