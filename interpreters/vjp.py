@@ -231,7 +231,7 @@ class GraphFreedError(RuntimeError):
     """A backward pass reached a node whose saved values were released."""
 
 
-def backward_pass(outputs, prepare=None, release=None):
+def backward_pass(outputs, prepare=None, release=None, check=None):
     """Propagate cotangents from outputs back to the input nodes.
 
     Parameters
@@ -253,6 +253,10 @@ def backward_pass(outputs, prepare=None, release=None):
         True the node's saved values are dropped (``primals`` and ``ans``
         become None); reaching such a node again raises
         :class:`GraphFreedError`.
+    check : callable, optional
+        ``check(node, i, c)`` on every cotangent ``c`` a node's rule returns
+        for its argument ``i`` (a front end's debugging mode: the PyTorch
+        layer's anomaly detection looks for NaN here).
 
     Returns
     -------
@@ -313,6 +317,8 @@ def backward_pass(outputs, prepare=None, release=None):
                         f"a cotangent of shape {np.shape(c)} and dtype {c.dtype}; the "
                         f"argument has shape {np.shape(p)} and dtype {p.dtype}."
                     )
+            if check is not None:
+                check(node, i, c)
             # _accumulate, inlined for the common single-result parent
             pprim = parent.prim
             if pprim is not None and pprim.multiple_results:

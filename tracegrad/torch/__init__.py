@@ -16,8 +16,8 @@ from ._dtype import (  # noqa: F401
     set_default_dtype, short, uint8,
 )
 from ._grad_mode import (  # noqa: F401
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-    set_grad_enabled,
+    enable_grad, inference_mode, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+    is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from . import _autograd  # noqa: F401  (first: it imports ._tensor at its end)
 from ._tensor import Size, Tensor, device  # noqa: F401

@@ -16,7 +16,11 @@ a division); :func:`group` names the last node after the operation, so
 ``grad_fn`` and ``next_functions`` show PyTorch's graph while the engine
 works on the finer one.
 """
+import os
 import re
+import sys
+import traceback
+import warnings
 
 import numpy as np
 
@@ -27,6 +31,7 @@ from . import _grad_mode
 
 _new = object.__new__
 _grad_state = _grad_mode._state
+_anomaly = _grad_mode.anomaly
 
 __all__ = ["TORCH", "TorchTrace", "TorchNode", "apply", "GradFn", "AccumulateGrad", "run_backward", "grad"]
 
@@ -121,9 +126,11 @@ class NodeExtras:
         ``grad_fn.metadata``.
     """
 
-    __slots__ = ("hooks", "retained", "fn_hooks", "prehooks", "facade", "metadata")
+    __slots__ = ("hooks", "retained", "fn_hooks", "prehooks", "facade", "metadata",
+                 "forward_trace")
 
     def __init__(self):
+        self.forward_trace = None
         self.hooks = None
         self.retained = None
         self.fn_hooks = None
@@ -438,6 +445,8 @@ def apply(prim, name, args, params=_EMPTY, scalar_slots=0):
     node.scalar_slots = scalar_slots
     node.tensor_mask = mask
     node.extra = None
+    if _anomaly.enabled:  # anomaly detection: keep the forward call's traceback
+        extras(node).forward_trace = _user_frames()
     if multiple:
         counters = [_VersionCounter() for _ in out]
         node.out_versions = [(c, 0) for c in counters]
@@ -688,6 +697,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     try:
         leaf_cts = backward_pass(
             entries, prepare=prepare, release=None if retain_graph else _releasable,
+            check=_nan_check if _anomaly.enabled and _anomaly.check_nan else None,
         )
     finally:
         _grad_mode._state.enabled = grad_state
@@ -811,6 +821,44 @@ def _as_tensor_tuple(ct, create_graph, node):
 def _from_tensor_tuple(r, node):
     vals = [_as_array(c) for c in r]
     return vals if node.prim.multiple_results else vals[0]
+
+
+def _own_dirs():
+    """The folders of tracegrad's own code (the package and its mapped subpackages)."""
+    mods = (sys.modules[__name__.rsplit(".", 2)[0]], sys.modules[backward_pass.__module__],
+            sys.modules[reshape_p.impl.__module__], sys.modules[Trace.__module__])
+    return tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in mods)
+
+
+_OWN_DIRS = None
+
+
+def _user_frames():
+    """The formatted stack of the caller, without tracegrad's own frames (as
+    PyTorch's anomaly traceback shows the Python code, not the engine)."""
+    global _OWN_DIRS
+    if _OWN_DIRS is None:
+        _OWN_DIRS = _own_dirs()
+    frames = [f for f in traceback.extract_stack()
+              if not os.path.abspath(f.filename).startswith(_OWN_DIRS)]
+    return traceback.format_list(frames)
+
+
+def _nan_check(node, i, c):
+    """Anomaly detection: a backward function that returned NaN raises, after a
+    warning with the traceback of the forward call that recorded it (PyTorch's
+    messages; ``i`` is the argument, PyTorch's output index of the backward)."""
+    data = c._data if isinstance(c, _tensor.Tensor) else c
+    if not (np.issubdtype(np.asarray(data).dtype, np.inexact) and np.isnan(data).any()):
+        return
+    name = facade(node).name()
+    x = node.extra
+    trace = "".join(x.forward_trace) if x is not None and x.forward_trace else (
+        "  (no traceback: the operation was recorded before anomaly detection was "
+        "enabled)\n")
+    warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
+                  f"error:\n{trace}", UserWarning, stacklevel=2)
+    raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
 
 
 def _node_hooks(x, node, ct, create_graph, handed):

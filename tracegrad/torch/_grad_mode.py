@@ -6,10 +6,12 @@ class works as a context manager and as a function decorator.
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = [
     "is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled",
-    "inference_mode", "is_inference_mode_enabled",
+    "inference_mode", "is_inference_mode_enabled", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
 ]
 
 
@@ -165,3 +167,84 @@ class inference_mode(_Mode):  # noqa: N801
         if self._args[0]:
             _state.enabled = False
             _state.inference = True
+
+
+# --------------------------------------------------------------------------
+# anomaly detection (global, as in PyTorch, not thread-local)
+
+
+class _Anomaly:
+    enabled = False
+    check_nan = True
+
+
+anomaly = _Anomaly()
+
+
+def is_anomaly_enabled():
+    """True while anomaly detection is on (:class:`detect_anomaly`)."""
+    return anomaly.enabled
+
+
+def is_anomaly_check_nan_enabled():
+    """True if anomaly detection also checks backward results for NaN."""
+    return anomaly.check_nan
+
+
+class set_detect_anomaly(_Mode):  # noqa: N801 - PyTorch's name
+    """Turn anomaly detection on or off: as a call, a context manager or a decorator.
+
+    With it on, every recorded operation keeps the traceback of its forward
+    call, and (``check_nan``) a backward function returning NaN raises
+    ``RuntimeError("Function 'XBackward0' returned nan values in its 0th
+    output.")`` after a ``UserWarning`` printing that forward traceback.
+
+    Parameters
+    ----------
+    mode : bool
+    check_nan : bool, optional
+    """
+
+    def __init__(self, mode, check_nan=True):
+        self._args = (mode, check_nan)
+        self.prev = (anomaly.enabled, anomaly.check_nan)
+        anomaly.enabled, anomaly.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        anomaly.enabled, anomaly.check_nan = self.prev
+        return False
+
+    def clone(self):
+        return type(self)(anomaly.enabled, anomaly.check_nan)
+
+
+class detect_anomaly(_Mode):  # noqa: N801 - PyTorch's name
+    """Context manager (and decorator) turning anomaly detection on; see
+    :class:`set_detect_anomaly`.  Warns that it slows the program down, as
+    PyTorch does.
+
+    Parameters
+    ----------
+    check_nan : bool, optional
+    """
+
+    def __init__(self, check_nan=True):
+        self._args = (check_nan,)
+        self.check_nan = check_nan
+        self.prev = None
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the "
+                      "runtime and should only be enabled for debugging.", stacklevel=2)
+
+    def __enter__(self):
+        self.prev = (anomaly.enabled, anomaly.check_nan)
+        anomaly.enabled, anomaly.check_nan = True, bool(self.check_nan)
+
+    def __exit__(self, *exc):
+        anomaly.enabled, anomaly.check_nan = self.prev
+        return False
+
+    def clone(self):
+        return type(self)(self.check_nan)

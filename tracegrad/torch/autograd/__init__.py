@@ -7,6 +7,7 @@ import warnings
 
 from .._autograd import grad, run_backward
 from .._grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
+from .._grad_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .._creation import tensor as _tensor
 from .._tensor import Tensor
 from . import function, functional  # noqa: F401
@@ -15,7 +16,7 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 
 __all__ = ["grad", "backward", "Variable", "Function", "FunctionCtx", "no_grad",
            "enable_grad", "set_grad_enabled", "functional", "function", "gradcheck",
-           "gradgradcheck"]
+           "gradgradcheck", "detect_anomaly", "set_detect_anomaly"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
