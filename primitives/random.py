@@ -16,6 +16,7 @@ from . import ops
 from .batching import batch_size, bdim_to_front, defbatch_elementwise
 from .core import Primitive, ShapedArray, def_nondifferentiable, defjvp, defvjp, dtype_of, shape_of
 from .kernels import call_ufunc
+from .special import PARALLEL_MIN_SIZE as _SPECIAL_PARALLEL_MIN_SIZE
 
 # (the keyed samplers random_gamma, random_gamma_grad and random_poisson are used
 # by tracegrad.random only, so they are not re-exported by ops)
@@ -120,7 +121,8 @@ def _erf_inv_impl(x):
         return erf_inv_numpy(x)
     x = np.asarray(x)
     # large calls over threads, as special functions' (SciPy's ufuncs release the GIL)
-    return np.asarray(call_ufunc(scipy.special.erfinv, (x,), 1 << 14), dtype=x.dtype)
+    return np.asarray(call_ufunc(scipy.special.erfinv, (x,), _SPECIAL_PARALLEL_MIN_SIZE),
+                      dtype=x.dtype)
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
