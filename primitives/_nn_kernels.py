@@ -458,3 +458,63 @@ def logsumexp_kernel(x, out):
         for j in range(n):
             buf[j] = fexp(np.float64(x[i, j]) - m)
         out[i] = m + math.log(_sum4(buf))
+
+
+# ==========================================================================
+# LSTM cell: gates (rows, 4H) in the order i, f, o, g (pre-activation), cell (rows, H)
+
+@numba.njit(inline="always")
+def _tanh64(v):
+    """``tanh(v)`` for a float64 ``v`` through the sigmoid, ``2 sigmoid(2v) - 1``:
+    branch-free ``fexp`` that LLVM vectorizes, where ``math.tanh`` is a scalar
+    libm call per element (measured 0.55 ms against 0.1 ms for a (32, 512)
+    LSTM step's backward).  Absolute error about 1e-16 (it loses the relative
+    accuracy of tiny ``v``, which the cell's products do not need)."""
+    return 2.0 * _sigmoid(2.0 * v) - 1.0
+
+
+@numba.njit(**_FUSED)
+def lstm_cell_kernel(gates, c, h, c2):
+    """``c2 = f c + i g`` and ``h = o tanh(c2)`` with ``i, f, o = sigmoid(.)``,
+    ``g = tanh(.)`` of the four gate blocks of each row."""
+    rows, n = c.shape
+    for r in range(rows):
+        a = gates[r]
+        ai, af, ao, ag = a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:]
+        cr, hr, c2r = c[r], h[r], c2[r]
+        for j in range(n):
+            i = _sigmoid(np.float64(ai[j]))
+            f = _sigmoid(np.float64(af[j]))
+            o = _sigmoid(np.float64(ao[j]))
+            g = _tanh64(np.float64(ag[j]))
+            cc = f * np.float64(cr[j]) + i * g
+            c2r[j] = cc
+            hr[j] = o * _tanh64(cc)
+
+
+@numba.njit(**_FUSED)
+def lstm_cell_grad_kernel(gates, c, ct_h, ct_c, d_gates, d_c):
+    """The cotangents of :func:`lstm_cell_kernel`'s gates and cell from those of
+    ``h`` and ``c2`` (activations recomputed from the gates).  Each gate block
+    is read and written through its own row slice, so the inner loop
+    vectorizes."""
+    rows, n = c.shape
+    for r in range(rows):
+        a, d = gates[r], d_gates[r]
+        ai, af, ao, ag = a[:n], a[n:2 * n], a[2 * n:3 * n], a[3 * n:]
+        di, df, do, dg = d[:n], d[n:2 * n], d[2 * n:3 * n], d[3 * n:]
+        cr, hr, kr, dcr = c[r], ct_h[r], ct_c[r], d_c[r]
+        for j in range(n):
+            i = _sigmoid(np.float64(ai[j]))
+            f = _sigmoid(np.float64(af[j]))
+            o = _sigmoid(np.float64(ao[j]))
+            g = _tanh64(np.float64(ag[j]))
+            cj = np.float64(cr[j])
+            t = _tanh64(f * cj + i * g)
+            gh = np.float64(hr[j])
+            dcc = np.float64(kr[j]) + gh * o * (1.0 - t * t)
+            di[j] = dcc * g * i * (1.0 - i)
+            df[j] = dcc * cj * f * (1.0 - f)
+            do[j] = gh * t * o * (1.0 - o)
+            dg[j] = dcc * i * (1.0 - g * g)
+            dcr[j] = dcc * f

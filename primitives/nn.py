@@ -28,6 +28,7 @@ elementwise at 16, 1280 and 1e6 elements, row-wise at (8, 2), (128, 10),
 comparison from ``benchmarks/kernels.py``.
 """
 import math
+import threading
 
 import numpy as np
 
@@ -51,7 +52,8 @@ from .elementwise import (
     sub,
     tanh,
 )
-from .batching import defbatch_axes, defbatch_elementwise
+from . import ops
+from .batching import bdim_to_front, defbatch_axes, defbatch_elementwise
 from .kernels import FLOAT_DTYPES, ensure_numba
 from .lowering import Elementwise, same_float
 from .structural import _expand_reduced, defvjp_broadcasting, reduce_sum
@@ -60,7 +62,7 @@ __all__ = [
     "sigmoid", "sigmoid_grad", "softplus", "softplus_grad", "relu", "erf", "gelu",
     "gelu_grad",
     "softmax", "softmax_grad", "log_softmax", "log_softmax_vjp",
-    "log_softmax_jvp", "logsumexp", "logsumexp_grad",
+    "log_softmax_jvp", "logsumexp", "logsumexp_grad", "lstm_cell",
 ]
 
 
@@ -942,3 +944,166 @@ def logsumexp_grad(c, x, axes):
     This is the logsumexp VJP of the cotangent ``c``: ``c * exp(x - logsumexp(x))``.
     """
     return logsumexp_grad_p.bind(c, x, axes=tuple(axes))
+
+
+# --------------------------------------------------------------------------
+# lstm_cell(gates, c) = (h, c2): one LSTM step after the gate projections.
+# gates (..., 4H) hold the pre-activations of the input, forget and output
+# gates and the candidate, in that order (i, f, o, g); c (..., H) is the cell.
+#   i, f, o = sigmoid(.), g = tanh(.);  c2 = f c + i g;  h = o tanh(c2)
+# (Hochreiter and Schmidhuber 1997, with the forget gate of Gers et al. 2000:
+# PyTorch's nn.LSTM cell, whose gate order is i, f, g, o.)
+lstm_cell_p = Primitive("lstm_cell", multiple_results=True)
+lstm_cell_p.torch_name = "LstmCellBackward0"
+
+
+def _lstm_split(x):
+    n = shape_of(x)[-1] // 4
+    return ops.split(x, (n, n, n, n), len(shape_of(x)) - 1)
+
+
+def _lstm_parts(gates, c):
+    """``(i, f, o, g, c2, t = tanh(c2))`` with primitives (the rules' form)."""
+    ai, af, ao, ag = _lstm_split(gates)
+    i, f, o, g = sigmoid(ai), sigmoid(af), sigmoid(ao), ops.tanh(ag)
+    c2 = ops.add(ops.mul(f, c), ops.mul(i, g))
+    return i, f, o, g, c2, ops.tanh(c2)
+
+
+@lstm_cell_p.def_impl
+def _lstm_cell_impl(gates, c):
+    """One fused Numba pass per row for C-contiguous float32/float64 operands of
+    matching leading shape (the PyTorch layer's LSTM steps); the primitive
+    composition otherwise."""
+    gates, c = np.asarray(gates), np.asarray(c)
+    if (_same_float(gates, c) and gates.shape[:-1] == c.shape[:-1] and gates.ndim >= 1
+            and gates.shape[-1] == 4 * c.shape[-1] and c.size):
+        n = c.shape[-1]
+        g2 = np.ascontiguousarray(gates).reshape(-1, 4 * n)
+        c_2 = np.ascontiguousarray(c).reshape(-1, n)
+        h, c2 = np.empty_like(c_2), np.empty_like(c_2)
+        _kernels().lstm_cell_kernel(g2, c_2, h, c2)
+        return [h.reshape(c.shape), c2.reshape(c.shape)]
+    n = c.shape[-1]
+    sig = _sigmoid_numpy(gates[..., :3 * n])
+    i, f, o = sig[..., :n], sig[..., n:2 * n], sig[..., 2 * n:]
+    c2 = f * c + i * np.tanh(gates[..., 3 * n:])
+    return [o * np.tanh(c2), c2]
+
+
+@lstm_cell_p.def_abstract_eval
+def _lstm_cell_aval(gates, c):
+    if gates.shape[-1] != 4 * c.shape[-1]:
+        raise ValueError(f"lstm_cell: gates of shape {gates.shape} need 4 x the cell's "
+                         f"last axis {c.shape}")
+    shape = np.broadcast_shapes(gates.shape[:-1], c.shape[:-1]) + (c.shape[-1],)
+    dt = np.result_type(gates.dtype, c.dtype)
+    return [ShapedArray(shape, dt), ShapedArray(shape, dt)]
+
+
+def _lstm_cell_jvp(primals, tangents):
+    gates, c = primals
+    tg, tc = tangents
+    h, c2 = lstm_cell_p.bind(gates, c)
+    i, f, o, g, _, t = _lstm_parts(gates, c)
+    t_c2 = None
+    if tg is not None:
+        ti, tf, to, tgg = _lstm_split(tg)
+        ti = sigmoid_grad(ti, i)
+        tf = sigmoid_grad(tf, f)
+        to = sigmoid_grad(to, o)
+        tgg = ops.tanh_grad(tgg, g)
+        t_c2 = ops.add(ops.mul(tf, c), ops.add(ops.mul(ti, g), ops.mul(i, tgg)))
+    if tc is not None:
+        t_c2 = ops.mul(f, tc) if t_c2 is None else ops.add(t_c2, ops.mul(f, tc))
+    t_h = ops.mul(o, ops.tanh_grad(t_c2, t))
+    if tg is not None:
+        t_h = ops.add(t_h, ops.mul(to, t))
+    return [h, c2], [ops.match_aval(t_h, h), ops.match_aval(t_c2, c2)]
+
+
+_lstm_memo = threading.local()
+
+
+def _lstm_cell_cotangents(ct, gates, c):
+    """``(d_gates, d_c)``: the fused kernel on concrete C-contiguous float arrays (the
+    eager backward pass), the same formulas with primitives otherwise (so higher
+    derivatives and transforms of the backward pass work).  The two per-argument
+    rules of one node call this in turn with the same operands: the kernel's
+    pair is kept for the second call (by identity, in this thread)."""
+    ct_h, ct_c = ct
+    memo = getattr(_lstm_memo, "last", None)
+    if memo is not None and memo[0] is gates and memo[1] is c and memo[2] is ct_h and (
+            memo[3] is ct_c):
+        _lstm_memo.last = None
+        return memo[4]
+    plain = all(type(v) is np.ndarray for v in (gates, c, ct_h, ct_c) if v is not None)
+    if plain and _same_float(gates, c) and gates.shape[:-1] == c.shape[:-1] and c.size and (
+            all(v is None or (v.dtype == c.dtype and v.shape == c.shape)
+                for v in (ct_h, ct_c))):
+        n = c.shape[-1]
+        zero = np.zeros(c.shape, dtype=c.dtype)
+        d_g = np.empty(gates.shape, dtype=c.dtype)  # C order: the kernel writes them through
+        d_c = np.empty(c.shape, dtype=c.dtype)  # reshapes (empty_like keeps a view's order)
+        _kernels().lstm_cell_grad_kernel(
+            np.ascontiguousarray(gates).reshape(-1, 4 * n), np.ascontiguousarray(c).reshape(-1, n),
+            np.ascontiguousarray(zero if ct_h is None else ct_h).reshape(-1, n),
+            np.ascontiguousarray(zero if ct_c is None else ct_c).reshape(-1, n),
+            d_g.reshape(-1, 4 * n), d_c.reshape(-1, n))
+        _lstm_memo.last = (gates, c, ct_h, ct_c, (d_g, d_c))
+        return d_g, d_c
+    i, f, o, g, _, t = _lstm_parts(gates, c)
+    d_c2 = ct_c
+    if ct_h is not None:
+        via_h = ops.tanh_grad(ops.mul(ct_h, o), t)
+        d_c2 = via_h if d_c2 is None else ops.add(d_c2, via_h)
+    if d_c2 is None:
+        d_c2 = ops.zeros_like(ops.mul(f, c))
+    d_i = sigmoid_grad(ops.mul(d_c2, g), i)
+    d_f = sigmoid_grad(ops.mul(d_c2, c), f)
+    d_o = (ops.zeros_like(o) if ct_h is None else sigmoid_grad(ops.mul(ct_h, t), o))
+    d_g = ops.tanh_grad(ops.mul(d_c2, i), g)
+    return ops.concatenate([d_i, d_f, d_o, d_g], len(shape_of(gates)) - 1), ops.mul(d_c2, f)
+
+
+defvjp_broadcasting(
+    lstm_cell_p,
+    lambda ct, ans, gates, c: _lstm_cell_cotangents(ct, gates, c)[0],
+    lambda ct, ans, gates, c: _lstm_cell_cotangents(ct, gates, c)[1],
+)
+lstm_cell_p.jvp = _lstm_cell_jvp
+lstm_cell_p.reads = ((0, 1), False)
+
+
+def _lstm_cell_batch(args, bdims):
+    (gates, c), (dg, dc) = args, bdims
+    size = shape_of(gates)[dg] if dg is not None else shape_of(c)[dc]
+    gates = bdim_to_front(gates, dg, size)
+    c = bdim_to_front(c, dc, size)
+    return lstm_cell_p.bind(gates, c), [0, 0]
+
+
+lstm_cell_p.batch = _lstm_cell_batch
+
+
+def lstm_cell(gates, c):
+    """One LSTM step after the gate projections: ``(h, c2)``.
+
+    Parameters
+    ----------
+    gates : array or tracer
+        ``(..., 4 H)``: pre-activations of the input, forget and output gates
+        and of the candidate, in that order.
+    c : array or tracer
+        ``(..., H)``: the cell state.
+
+    Returns
+    -------
+    list of two arrays or tracers
+        ``h = o * tanh(c2)`` and ``c2 = f * c + i * g``, with ``i, f, o``
+        the sigmoids and ``g`` the tanh of the gate blocks.  The derivative
+        rules are the same formulas written with primitives (any order); the
+        eager backward pass on concrete arrays runs them as one fused
+        kernel.
+    """
+    return lstm_cell_p.bind(gates, c)

@@ -220,6 +220,13 @@ class _NP:
     class ops:
         """References of primitives public only through another layer (``torch.erf``)."""
 
+        @staticmethod
+        def lstm_cell(gates, c):  # gate blocks i, f, o (sigmoid) and g (tanh)
+            n = c.shape[-1]
+            s = 1.0 / (1.0 + np.exp(-gates[..., :3 * n]))
+            c2 = s[..., n:2 * n] * c + s[..., :n] * np.tanh(gates[..., 3 * n:])
+            return [s[..., 2 * n:] * np.tanh(c2), c2]
+
         erf = staticmethod(lambda x: _erf(x))
         erf_inv = staticmethod(lambda x: _erfinv(x))
 
@@ -903,6 +910,10 @@ row("nn.dot_product_attention", "", lambda ns, q, k, v, b: ns.nn.dot_product_att
 row("nn.dot_product_attention", "causal",
     lambda ns, q, k, v: ns.nn.dot_product_attention(q, k, v, is_causal=True),
     A((normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2)), (normal, (1, 3, 2, 2))), tol=1e-4)
+row("ops.lstm_cell", "", lambda ns, g, c: ns.ops.lstm_cell(g, c),
+    A((normal, (3, 8)), (normal, (3, 2))), numpy_dispatch=False)
+row("ops.lstm_cell", "broadcast", lambda ns, g, c: ns.ops.lstm_cell(g, c),
+    A((normal, (2, 3, 4)), (normal, (2, 1, 1))), numpy_dispatch=False, extra=False)
 row("lax.conv_general_dilated", "",
     lambda ns, x, w: ns.lax.conv_general_dilated(x, w, (2, 1), ((1, 0), (2, 1)),
                                                  rhs_dilation=(1, 2)),

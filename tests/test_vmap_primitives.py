@@ -343,6 +343,11 @@ case(
     V([real(2, 1), real(2, 3)], {"axis": 1}),
 )
 case(
+    "lstm_cell",
+    V([real(3, 8), real(3, 2)], {}),
+    V([real(4), real(1)], {}),
+)
+case(
     "split",
     V([real(5, 3)], {"sizes": (2, 0, 3), "axis": 0}, FIB),
     V([real(2, 4)], {"sizes": (1, 3), "axis": 1}),

@@ -122,18 +122,11 @@ def _lstm_steps(xs, h, c, whT, w_hr, reverse):
     ``whT`` (``W_hh^T``) have their gate columns in the order ``i, f, o, g``."""
     hrT = None if w_hr is None else _ops.t(w_hr)
     hidden = whT._data.shape[1] // 4
-    sizes = (3 * hidden, hidden)
-    thirds = (hidden,) * 3
     outs = []
     for xt in (reversed(xs) if reverse else xs):
         gates = _apply(_add, "AddBackward0", (xt, _apply(_matmul, "MmBackward0", (h, whT))))
-        s, g = _split_sizes(gates, sizes)
-        s = _apply(_sigmoid, "SigmoidBackward0", (s,))
-        g = _apply(_tanh, "TanhBackward0", (g,))
-        i, f, o = _split_sizes(s, thirds)
-        c = _apply(_add, "AddBackward0", (_apply(_mul, "MulBackward0", (f, c)),
-                                          _apply(_mul, "MulBackward0", (i, g))))
-        h = _apply(_mul, "MulBackward0", (o, _apply(_tanh, "TanhBackward0", (c,))))
+        # the gate activations and the cell update: one fused operation
+        h, c = _apply(_pnn.lstm_cell_p, "LstmCellBackward0", (gates, c))
         if hrT is not None:
             h = _apply(_matmul, "MmBackward0", (h, hrT))
         outs.append(h)
