@@ -4,8 +4,9 @@
   with two spatial axes (one-axis images run as height-1 images), reading
   the padding implicitly (no padded copy of the image).  One pass over the
   columns in their memory order; NumPy needs one strided copy (or add) per
-  kernel offset plus a padded copy, measured 1.5-3x slower for LeNet's
-  layers on these machines.
+  kernel offset plus a padded copy.  Measured in the LeNet benchmark
+  (torch_cnn, 20 steps): col2im 95 ms in NumPy against 39 ms, im2col about
+  the same either way (70 against 65 ms).
 * ``argmax_mid``: the first maximum along the middle axis of an ``(M, K,
   L)`` array, the layout of a window reduction.  NumPy's ``argmax`` along
   a non-last axis costs 1.7-2.9 ms for ``(64, 6, 4, 144)`` float32 here
