@@ -45,19 +45,21 @@ LIBS = ("tracegrad", "autograd", "torch", "jax")
 PEERS = LIBS[1:]
 JIT_LIBS = ("tracegrad.jit", "jax.jit")  # jitted derivatives: the jit table's columns
 WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "scan_rnn", "gp", "torch_chain",
-             "torch_mlp", "torch_train", "cold", "compile")
+             "torch_mlp", "torch_train", "torch_cnn", "torch_lstm", "cold", "compile")
 # the workloads that also run jitted (tracegrad.jit and jax.jit)
 JIT_WORKLOADS = ("chain", "mlp", "big", "jac", "hess", "per_example", "scan_rnn")
 # torch_*: the same workload written PyTorch-style (tensors with requires_grad,
 # loss.backward(), .grad), run by tracegrad.torch (the "tracegrad" column) and
 # by PyTorch; the other libraries have no such API and sit these out.
-TORCH_STYLE = ("torch_chain", "torch_mlp", "torch_train")
+TORCH_STYLE = ("torch_chain", "torch_mlp", "torch_train", "torch_cnn", "torch_lstm")
 
 # The issue's targets: workload -> (peer, largest allowed tracegrad/peer ratio).
 RATIO_TARGETS = {"chain": ("autograd", 0.7), "mlp": ("torch", 1.2), "big": ("torch", 1.0),
                  "jac": ("autograd", 0.25), "hess": ("torch", 0.25),
                  "torch_chain": ("torch", 1.0), "torch_mlp": ("torch", 1.0),
                  "torch_train": ("torch", 1.0),
+                 # issue 13: a LeNet-style CNN and a 2-layer LSTM, forward and backward
+                 "torch_cnn": ("torch", 2.0), "torch_lstm": ("torch", 2.0),
                  # issue 11: a Gaussian process's likelihood gradient (cho_factor/cho_solve)
                  "gp": (("jax", 1.0), ("autograd", 0.5))}
 # per_example's target compares tracegrad with itself: the per-example
@@ -83,6 +85,12 @@ GP_POINTS = 500
 TRAIN_SIZES = (64, 256, 256, 10)
 TRAIN_STEPS = 50
 
+# torch_cnn: LeNet-style, (Conv2d + BatchNorm2d + ReLU + MaxPool2d) x 2 + Linear, on a
+# batch of CNN_BATCH 28x28 float32 images
+CNN_BATCH = 64
+# torch_lstm: nn.LSTM(LSTM_INPUT, LSTM_HIDDEN, num_layers=2) over LSTM_STEPS steps, float32
+LSTM_INPUT, LSTM_HIDDEN, LSTM_STEPS, LSTM_BATCH = 128, 128, 50, 32
+
 # ==========================================================================
 # inputs: the same NumPy arrays for every library
 
@@ -100,6 +108,26 @@ def make_data(workload, seed=0):
             "x": rng.standard_normal((TRAIN_STEPS, 128, sizes[0])).astype(np.float32),
             "y": rng.integers(0, sizes[-1], (TRAIN_STEPS, 128)),
         }
+    if workload == "cnn":  # float32: the parameters by state_dict key, images, labels
+        def uniform(fan_in, shape):
+            return (rng.uniform(-1, 1, shape) / np.sqrt(fan_in)).astype(np.float32)
+
+        return {
+            "params": {"0.weight": uniform(25, (6, 1, 5, 5)), "0.bias": uniform(25, 6),
+                       "4.weight": uniform(150, (16, 6, 5, 5)), "4.bias": uniform(150, 16),
+                       "9.weight": uniform(256, (10, 256)), "9.bias": uniform(256, 10)},
+            "x": rng.standard_normal((CNN_BATCH, 1, 28, 28)).astype(np.float32),
+            "y": rng.integers(0, 10, CNN_BATCH),
+        }
+    if workload == "lstm":
+        h, params = LSTM_HIDDEN, {}
+        for layer, n_in in enumerate((LSTM_INPUT, LSTM_HIDDEN)):
+            for name, shape in (("weight_ih", (4 * h, n_in)), ("weight_hh", (4 * h, h)),
+                                ("bias_ih", (4 * h,)), ("bias_hh", (4 * h,))):
+                params[f"{name}_l{layer}"] = (rng.uniform(-1, 1, shape)
+                                              / np.sqrt(h)).astype(np.float32)
+        return {"params": params,
+                "x": rng.standard_normal((LSTM_STEPS, LSTM_BATCH, LSTM_INPUT)).astype(np.float32)}
     if workload == "chain":
         return {"x": rng.standard_normal(16)}
     if workload == "mlp":
@@ -246,6 +274,8 @@ def torch_style_setup(torch, workload, d):
     """
     if workload == "torch_train":
         return torch_train_setup(torch, d)
+    if workload in ("torch_cnn", "torch_lstm"):
+        return torch_module_setup(torch, workload, d)
     F = torch.nn.functional
 
     def tensor(a):
@@ -295,6 +325,49 @@ def torch_train_setup(torch, d):
             opt.step()
             sched.step()
         return [loss.detach()] + [p.detach().clone() for p in model.parameters()]
+
+    return run
+
+
+def torch_module_setup(torch, workload, d):
+    """``run()`` of torch_cnn/torch_lstm: one forward and backward pass of an
+    ``nn`` model (cross entropy of the CNN's logits; the mean square of the
+    LSTM's outputs), returning the loss and every parameter's ``.grad`` (and
+    the input's, for the LSTM)."""
+    nn = torch.nn
+    if workload == "torch_cnn":
+        model = nn.Sequential(
+            nn.Conv2d(1, 6, 5), nn.BatchNorm2d(6), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(6, 16, 5), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(256, 10))
+    else:
+        model = nn.LSTM(LSTM_INPUT, LSTM_HIDDEN, num_layers=2)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name in d["params"]:  # BatchNorm keeps its default ones and zeros
+                p.copy_(torch.from_numpy(d["params"][name]))
+    x = torch.from_numpy(d["x"])
+    if workload == "torch_cnn":
+        y = torch.from_numpy(d["y"])
+
+        def loss_fn():
+            return nn.functional.cross_entropy(model(x), y)
+    else:
+        x.requires_grad_(True)
+
+        def loss_fn():
+            out, _ = model(x)
+            return out.square().mean()
+
+    params = list(model.parameters())
+
+    def run():
+        model.zero_grad()
+        x.grad = None
+        loss = loss_fn()
+        loss.backward()
+        return [loss.detach()] + [p.grad for p in params] + (
+            [x.grad] if x.requires_grad else [])
 
     return run
 
@@ -582,7 +655,9 @@ def summarize(samples):
 # the in-process workloads
 
 # float32 workloads agree to float32 rounding (50 optimizer steps amplify it a little)
-AGREEMENT_TOLERANCE = {"torch_train": {"rtol": 1e-3, "atol": 1e-4}}
+AGREEMENT_TOLERANCE = {"torch_train": {"rtol": 1e-3, "atol": 1e-4},
+                       "torch_cnn": {"rtol": 1e-3, "atol": 1e-5},
+                       "torch_lstm": {"rtol": 1e-3, "atol": 1e-6}}
 
 
 def check_agreement(workload, runs):
