@@ -78,8 +78,10 @@ def test_module_parameters_get_gradients():
     for (name, p), q in zip(mod.named_parameters(), eager.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-7,
                                    err_msg=name)
-    assert list(cm.state_dict()) == list(mod.state_dict())
-    assert cm.training and "OptimizedModule" in repr(cm)
+    # PyTorch's OptimizedModule: the original module is the child _orig_mod
+    assert list(cm.state_dict()) == ["_orig_mod." + k for k in mod.state_dict()]
+    assert cm._orig_mod is mod and cm.training
+    assert "OptimizedModule" in repr(cm)
 
 
 def test_cnn_training_step_updates_batchnorm_statistics_as_eager():
@@ -128,3 +130,27 @@ def test_non_tensor_output_is_a_graph_break():
 
     out = torch.compile(k)(torch.ones(2))
     assert out[1] == "label" and out[0].item() == 2.0
+
+
+def test_random_numbers_and_dropout_break_the_graph():
+    torch.manual_seed(0)
+    drop = torch.compile(nn.Dropout(0.5))
+    masks = [drop(torch.ones(64)).numpy() for _ in range(3)]
+    assert not np.array_equal(masks[0], masks[1])  # a new mask per call, as eagerly
+    g = torch.compile(lambda x: x + torch.randn(3))
+    assert not np.array_equal(g(torch.zeros(3)).numpy(), g(torch.zeros(3)).numpy())
+    with pytest.raises(ConcretizationTypeError, match="random numbers"):
+        torch.compile(lambda x: x * torch.rand(3), fullgraph=True)(torch.ones(3))
+
+
+def test_in_place_writes_reach_the_caller_and_double_backward_raises():
+    t = torch.tensor([1.0, 2.0])
+    torch.compile(lambda x: x.mul_(2))(t)
+    np.testing.assert_array_equal(t.numpy(), [2.0, 4.0])
+    buf = torch.zeros(2)
+    torch.compile(lambda x: buf.add_(x))(torch.ones(2))  # a closed-over tensor: eagerly
+    np.testing.assert_array_equal(buf.numpy(), [1.0, 1.0])
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.compile(lambda v: (v ** 3).sum())(x)
+    with pytest.raises(RuntimeError, match="does not currently support double backward"):
+        torch.autograd.grad(y, x, create_graph=True)

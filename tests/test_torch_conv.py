@@ -374,3 +374,26 @@ def test_window_kernels_match_the_numpy_path(seed, monkeypatch):
             np.testing.assert_array_equal(cols, pconv._im2col_impl(x, pad_value=-np.inf, **kw))
             np.testing.assert_allclose(image, pconv._col2im_impl(ct, spatial=spatial, **kw),
                                        rtol=1e-13, atol=1e-13)
+
+
+def test_edge_cases_found_by_review(torch):
+    """All--inf windows touching padding pick an input element; an axis whose size
+    does not change is copied whatever the scale; circular padding with a
+    negative side crops first (each as PyTorch 2.13)."""
+    inf = float("inf")
+    x = np.full((1, 1, 3, 3), -inf)
+    compare(torch, lambda t: F.max_pool2d(t, 3, stride=1, padding=1, return_indices=True),
+            lambda t: torch.nn.functional.max_pool2d(t, 3, stride=1, padding=1,
+                                                     return_indices=True), x)
+    compare(torch, lambda t: F.max_pool1d(t, 2, padding=1, return_indices=True),
+            lambda t: torch.nn.functional.max_pool1d(t, 2, padding=1, return_indices=True),
+            np.array([[[-inf, -inf, 1.0]]]))
+    line = np.arange(5.0).reshape(1, 1, 5)
+    compare(torch, lambda t: F.interpolate(t, scale_factor=1.1, mode="linear"),
+            lambda t: torch.nn.functional.interpolate(t, scale_factor=1.1, mode="linear"), line)
+    compare(torch, lambda t: F.interpolate(t, scale_factor=(1.1, 2), mode="bilinear"),
+            lambda t: torch.nn.functional.interpolate(t, scale_factor=(1.1, 2), mode="bilinear"),
+            R.normal(size=(1, 2, 5, 5)))
+    for pad in [(-1, 2), (2, -1), (-2, -1), (3, 3)]:
+        compare(torch, lambda t: F.pad(t, pad, mode="circular"),
+                lambda t: torch.nn.functional.pad(t, pad, mode="circular"), line, names=False)

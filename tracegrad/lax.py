@@ -776,8 +776,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     lp, rp, op = _conv_specs(dimension_numbers, nd)
     x = tnp.transpose(lhs, lp) if lp != tuple(range(nd)) else tnp.asarray(lhs)
     w = tnp.transpose(rhs, rp) if rp != tuple(range(nd)) else tnp.asarray(rhs)
-    dt = np.result_type(x.dtype, w.dtype)
-    x, w = x.astype(dt), w.astype(dt)
+    if x.dtype != w.dtype:
+        raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
+                        f"got {x.dtype}, {w.dtype}.")
     n = nd - 2
     strides = tuple(int(s) for s in window_strides)
     lhs_dilation = (1,) * n if lhs_dilation is None else tuple(int(d) for d in lhs_dilation)

@@ -24,7 +24,9 @@ from .. import tree_util as _tu
 from ..errors import ConcretizationTypeError
 from ..transforms import api as _api
 from ..transforms import jit as _jit
-from . import _grad_mode
+import threading
+
+from . import _creation, _grad_mode
 from ._tensor import Tensor
 from .autograd.function import Function
 from .func import functional_call
@@ -48,11 +50,16 @@ def _key(leaves):
     return tuple(out)
 
 
-class _CompiledCall(Function):
-    """One call of a compiled program as one autograd node."""
+_current = threading.local()  # the program a CompiledFunction.apply call runs
+
+
+class CompiledFunction(Function):
+    """One call of a compiled program as one autograd node
+    (``CompiledFunctionBackward``, PyTorch's name)."""
 
     @staticmethod
-    def forward(ctx, jitted, *tensors):
+    def forward(ctx, *tensors):
+        jitted = _current.program
         arrays = [t._data for t in tensors]
         outs, vjp_fun = _api.vjp(jitted, *arrays)
         ctx.vjp_fun = vjp_fun
@@ -62,10 +69,13 @@ class _CompiledCall(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if _grad_mode.is_grad_enabled():
+            raise RuntimeError("torch.compile with aot_autograd does not currently support "
+                               "double backward")
         cts = [np.zeros(s, d) if g is None else np.asarray(g._data, dtype=d)
                for g, s, d in zip(grads, ctx.shapes, ctx.dtypes)]
         in_cts = ctx.vjp_fun(cts)
-        return (None,) + tuple(
+        return tuple(
             None if c is None else Tensor._wrap(np.asarray(c)) for c in in_cts)
 
 
@@ -114,13 +124,26 @@ class _Compiled:
                                                         n_state, n_buf)
         inputs = list(state) + [leaves[i] for i in tensor_pos]
         needs = _grad_mode.is_grad_enabled() and any(t.requires_grad for t in inputs)
+        first = program.out_tree[0] is None
+        rng = _creation.default_generator.get_state() if first else None
         try:
             if needs:
-                outs = _CompiledCall.apply(program.jitted, *inputs)
+                _current.program = program.jitted
+                try:
+                    outs = CompiledFunction.apply(*inputs)
+                finally:
+                    _current.program = None
             else:
                 outs = tuple(Tensor._wrap(np.asarray(o))
                              for o in program.jitted(*[t._data for t in inputs]))
-        except _STAGING_ERRORS:
+            if first and not _same_state(rng, _creation.default_generator.get_state()):
+                # random numbers drawn while tracing would be constants of the
+                # program (the same "random" values on every call): a graph break
+                _creation.default_generator.set_state(rng)
+                raise _RandomInProgram("torch.compile: random numbers are drawn in the "
+                                       "function; they cannot be staged (the values would "
+                                       "repeat on every call)")
+        except _STAGING_ERRORS if first else ():
             if self._fullgraph:
                 raise
             # a graph break: this signature runs eagerly from now on
@@ -128,13 +151,16 @@ class _Compiled:
             self._programs.pop(key, None)
             return self._fn(*args, **kwargs)
         outs = list(outs)
-        if n_buf:
-            # buffers updated in place by the forward (BatchNorm's running
-            # statistics) come back as the last outputs: write them back
+        mutated = program.mutated
+        if mutated:
+            # tensors updated in place by the function (BatchNorm's running
+            # statistics, an input's mul_) come back as the last outputs: write
+            # them into the caller's tensors
+            written = outs[len(outs) - len(mutated):]
+            outs = outs[:len(outs) - len(mutated)]
             with _grad_mode.no_grad():
-                for b, new in zip(state[n_state - n_buf:], outs[len(outs) - n_buf:]):
-                    b.copy_(new.detach())
-            outs = outs[:len(outs) - n_buf]
+                for i, new in zip(mutated, written):
+                    inputs[i].copy_(new.detach())
         return _tu.tree_unflatten(program.out_tree[0], outs)
 
     def _stage(self, names, leaves, tensor_pos, treedef, n_state, n_buf):
@@ -142,37 +168,53 @@ class _Compiled:
         program = _Program()
 
         def on_arrays(*arrays):
-            state = [Tensor._wrap(a) for a in arrays[:n_state]]
+            wrappers = [Tensor._wrap(a) for a in arrays]
+            state = wrappers[:n_state]
             args_leaves = list(leaves)
-            for i, a in zip(tensor_pos, arrays[n_state:]):
-                args_leaves[i] = Tensor._wrap(a)
+            for i, w in zip(tensor_pos, wrappers[n_state:]):
+                args_leaves[i] = w
             args, kwargs = _tu.tree_unflatten(treedef, args_leaves)
-            with _grad_mode.no_grad():
-                if module is not None:
-                    out = functional_call(module, dict(zip(names, state)), args, kwargs)
-                else:
-                    out = fn(*args, **kwargs)
+            if module is not None:
+                out = functional_call(module, dict(zip(names, state)), args, kwargs)
+            else:
+                out = fn(*args, **kwargs)
             out_leaves, out_tree = _tu.tree_flatten(out, is_leaf=lambda x: isinstance(x,
                                                                                        Tensor))
             if any(not isinstance(o, Tensor) for o in out_leaves):
                 raise ConcretizationTypeError(
                     "torch.compile: the function returns a value that is not a tensor")
             program.out_tree[0] = out_tree
-            return [o._data for o in out_leaves] + [b._data for b in state[n_state - n_buf:]]
+            # inputs written in place: their data is no longer the traced input
+            program.mutated = [k for k, (w, a) in enumerate(zip(wrappers, arrays))
+                               if w._data is not a]
+            return [o._data for o in out_leaves] + [wrappers[k]._data for k in program.mutated]
 
         program.jitted = _jit(on_arrays)
         return program
 
 
 class _Program:
-    __slots__ = ("jitted", "out_tree")
+    __slots__ = ("jitted", "out_tree", "mutated")
 
     def __init__(self):
         self.jitted = None
         self.out_tree = [None]
+        self.mutated = []
 
 
-_STAGING_ERRORS = (ConcretizationTypeError,)
+class _RandomInProgram(ConcretizationTypeError):
+    """Random numbers drawn while staging (a graph break)."""
+
+
+def _same_state(a, b):
+    return _tu.tree_structure(a) == _tu.tree_structure(b) and all(
+        np.array_equal(x, y) for x, y in zip(_tu.tree_leaves(a), _tu.tree_leaves(b)))
+
+
+#: what makes a first call a graph break: Python needing a staged value, random
+#: numbers, an operation the staging cannot express (an in-place write into a
+#: tensor from outside the function, a primitive without a staging rule)
+_STAGING_ERRORS = (ConcretizationTypeError, RuntimeError, NotImplementedError)
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
@@ -210,25 +252,25 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     return _Compiled(model, None, fullgraph)
 
 
-class OptimizedModule:
-    """A module compiled by :func:`compile`: calls run the compiled forward."""
+class OptimizedModule(Module):
+    """A module compiled by :func:`compile`: calls run the compiled forward.
+
+    The original module is the child ``_orig_mod`` (so ``state_dict`` keys
+    carry the ``_orig_mod.`` prefix, as PyTorch's); other attributes are read
+    from it.
+    """
 
     def __init__(self, mod, fullgraph):
-        object.__setattr__(self, "_orig_mod", mod)
-        object.__setattr__(self, "_call", _Compiled(mod.forward, mod, fullgraph))
-
-    def __call__(self, *args, **kwargs):
-        return self._call(*args, **kwargs)
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled_call"] = _Compiled(mod.forward, mod, fullgraph)
 
     def forward(self, *args, **kwargs):
-        """The compiled forward."""
-        return self._call(*args, **kwargs)
+        """The compiled forward of ``_orig_mod``."""
+        return self.__dict__["_compiled_call"](*args, **kwargs)
 
     def __getattr__(self, name):
-        return getattr(self._orig_mod, name)
-
-    def __setattr__(self, name, value):
-        setattr(self._orig_mod, name, value)
-
-    def __repr__(self):
-        return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self.__dict__["_modules"]["_orig_mod"], name)

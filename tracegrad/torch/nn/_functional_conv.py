@@ -452,12 +452,26 @@ def _max_pool(n, input, kernel_size, stride, padding, dilation, ceil_mode, retur
     N, C = xb.shape[:2]
     K, L = math.prod(kernel), math.prod(out)
     box = {}
+    padded = any(lo or hi for lo, hi in pads)
+    if padded:
+        # which window positions are padding, and each window's first input element:
+        # a window whose inputs are all -inf must still pick an input (PyTorch's
+        # index and gradient), not the -inf padding before it
+        inside = np.asarray(ops.im2col(np.ones((1, 1) + tuple(xb.shape[2:])), kernel, stride,
+                                       pads, dilation)).reshape(1, 1, K, L) > 0
+        on_padding = ~inside
+        first_inside = np.argmax(inside, axis=2).astype(np.int64)  # (1, 1, L)
 
     def fn():
         xl = _lift(x, unbatched)
         cols = ops.reshape(ops.im2col(xl, kernel, stride, pads, dilation, pad_value=-np.inf),
                            (N, C, K, L))
         arg = ops.argmax(cols, 2)  # the first maximum (or NaN) of each window
+        if padded:
+            hit = ops.eq(ops.reshape(arg, (N, C, 1, L)),
+                         np.arange(K, dtype=np.int64).reshape(1, 1, K, 1))
+            picked_padding = ops.reduce_any(ops.logical_and(hit, on_padding), (2,))
+            arg = ops.select(picked_padding, np.broadcast_to(first_inside, (N, C, L)), arg)
         box["arg"] = arg
         hit = ops.eq(ops.reshape(arg, (N, C, 1, L)),
                      np.arange(K, dtype=np.int64).reshape(1, 1, K, 1))
@@ -1015,8 +1029,9 @@ def _edge_index(size, lo, hi, mode):
     i = np.arange(-lo, size + hi)
     if mode == "replicate":
         return np.clip(i, 0, size - 1)
-    if mode == "circular":
-        return np.mod(i, size)
+    if mode == "circular":  # a negative side crops first; the rest wraps what is left
+        start, kept = max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)
+        return start + np.mod(np.arange(-max(lo, 0), kept + max(hi, 0)), kept)
     # reflect: mirror without repeating the edge
     period = 2 * (size - 1)
     j = np.mod(i, period) if period else np.zeros_like(i)
@@ -1228,8 +1243,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             tuple(float(v) for v in scale_factor)
         out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, sf))
         scales = (None,) * n if recompute_scale_factor else sf
-    mats = [None if (o == s and (need is None or not align_corners) and sc in (None, 1.0))
-            else _interp_matrix(s, o, mode, bool(align_corners), sc)
+    # an axis whose output size is its input size is copied unchanged, whatever
+    # the scale factor (as PyTorch's kernels do)
+    mats = [None if o == s else _interp_matrix(s, o, mode, bool(align_corners), sc)
             for s, o, sc in zip(spatial, out, scales)]
 
     def fn():
