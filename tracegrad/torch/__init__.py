@@ -5,7 +5,7 @@
 (in submodules) ``nn``, ``optim`` and ``testing``.  The derivatives are
 tracegrad's: every operation is made of tracegrad primitives, recorded by the
 same reverse-mode machinery as ``tracegrad.vjp``.  CPU only.  The submodules
-``autograd``, ``cuda``, ``func``, ``linalg``, ``nn``, ``optim``, ``testing``,
+``autograd``, ``cuda``, ``func``, ``linalg``, ``nn``, ``optim``, ``special``, ``testing``,
 ``utils`` and ``viz`` are imported with the package, as PyTorch's.  See the README
 section "PyTorch compatibility" for what is supported and the differences.
 """
@@ -26,6 +26,8 @@ from ._ops import *  # noqa: F401,F403
 from ._ops import __all__ as _ops_all
 from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
+from ._ops_more import *  # noqa: F401,F403
+from ._ops_more import __all__ as _ops_more_all
 from . import autograd  # noqa: F401
 
 class _LegacyTensorType(type):
@@ -92,7 +94,7 @@ def is_complex(input):
 # The submodules, loaded with the package as PyTorch's (together they add about
 # a tenth to the import time); a name that is not here is an AttributeError, so
 # hasattr(torch, "jit") is False.
-from . import cuda, func, linalg, nn, optim, testing, utils, viz  # noqa: E402,F401
+from . import cuda, distributions, func, linalg, nn, optim, special, testing, utils, viz  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 
 
