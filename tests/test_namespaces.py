@@ -19,7 +19,8 @@ from tracegrad.primitives import ops
 
 PRIMITIVE_MODULES = ["structural", "elementwise", "elementwise_fused", "reductions", "indexing", "linalg",
                      "fft", "nn", "random", "special",
-                     "bessel"]  # Bessel functions (primitives/bessel.py)
+                     "bessel",  # Bessel functions (primitives/bessel.py)
+                     "conv"]  # sliding windows: im2col, col2im (primitives/conv.py)
 NUMPY_MODULES = [
     "_core", "_elementwise", "_reductions", "_shape", "_join", "_flip_pad", "_diagonal",
     "_selection", "_indexing", "_products", "_math", "_nan", "_statistics", "_index_tricks",
