@@ -160,6 +160,16 @@ def test_against_pytorch_compile():
     the compiled module's state_dict keys and class name, a graph break."""
     real = pytest.importorskip("torch")
     real.set_num_threads(1)
+    # TorchDynamo turns off torch.distributions' argument validation for the whole
+    # process; later tests in this worker use PyTorch's validation as an oracle
+    validate = real.distributions.Distribution._validate_args
+    try:
+        _compare_with_pytorch_compile(real)
+    finally:
+        real.distributions.Distribution.set_default_validate_args(validate)
+
+
+def _compare_with_pytorch_compile(real):
     rng = np.random.default_rng(0)
     shapes = {"0.weight": (5, 3), "0.bias": (5,), "2.weight": (2, 5), "2.bias": (2,)}
     state = {k: rng.normal(size=s) for k, s in shapes.items()}
